@@ -1,0 +1,25 @@
+package io.orderflow.common;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.UUID;
+
+/**
+ * Time-ordered UUIDs (RFC 9562 version 7): 48 bits of Unix milliseconds then random bits, so new orders land at
+ * the right edge of the primary-key index instead of all over it, and keyset pages follow creation order.
+ */
+public final class Ids {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private Ids() {
+    }
+
+    public static UUID uuidV7(Clock clock) {
+        long millis = clock.millis();
+        long randA = RANDOM.nextInt(1 << 12);
+        long msb = (millis << 16) | (0x7L << 12) | randA;
+        long lsb = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        return new UUID(msb, lsb);
+    }
+}

@@ -1,0 +1,44 @@
+package io.orderflow.common;
+
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A fully rendered HTTP answer: status, the headers that belong to the outcome (Location, ETag, Retry-After) and
+ * the exact body bytes. Replies are what the idempotency layer stores and replays, so a repeat gets the same
+ * bytes as the first request.
+ */
+public record Reply(int status, String contentType, Map<String, String> headers, byte[] body) {
+
+    public static final String REPLAYED = "Idempotent-Replayed";
+
+    public Reply {
+        headers = Map.copyOf(headers);
+    }
+
+    public Reply withHeader(String name, String value) {
+        Map<String, String> more = new LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new Reply(status, contentType, more, body);
+    }
+
+    public Reply replayed() {
+        return withHeader(REPLAYED, "true");
+    }
+
+    public boolean isReplayed() {
+        return "true".equals(headers.get(REPLAYED));
+    }
+
+    public String bodyText() {
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    public Response toResponse() {
+        Response.ResponseBuilder builder = Response.status(status).type(contentType).entity(body);
+        headers.forEach(builder::header);
+        return builder.build();
+    }
+}

@@ -1,0 +1,34 @@
+package io.orderflow.common;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+
+/**
+ * The one clock of the service. Instants are cut to microseconds, PostgreSQL's precision, so that a response
+ * rendered before a write says exactly what a later read of the same row says.
+ */
+@ApplicationScoped
+public class Times {
+
+    private final Clock clock;
+
+    public Times() {
+        this(Clock.systemUTC());
+    }
+
+    Times(Clock clock) {
+        this.clock = clock;
+    }
+
+    public Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
+    }
+
+    @Produces
+    public Clock clock() {
+        return clock;
+    }
+}

@@ -1,0 +1,168 @@
+package io.orderflow.common.problem;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.orderflow.order.domain.IllegalTransitionException;
+import io.orderflow.order.domain.InvalidOrderException;
+import io.orderflow.order.domain.OrderNotFoundException;
+import io.orderflow.order.domain.VersionMismatchException;
+import io.orderflow.common.Reply;
+import io.smallrye.mutiny.CompositeException;
+import io.smallrye.mutiny.TimeoutException;
+import io.vertx.pgclient.PgException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.util.Map;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * The one place that turns a failure into RFC 9457 problem+json. Resources never build error responses
+ * themselves; the idempotency layer uses {@link #toProblem} too, so a stored business failure is byte for byte
+ * what the first caller saw. No class name or stack trace ever reaches a client.
+ */
+@ApplicationScoped
+public class ProblemMapper {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+    /** Seconds a client should wait before retrying a 503. */
+    public static final String RETRY_AFTER_SECONDS = "1";
+
+    private final ObjectMapper json;
+
+    public ProblemMapper(ObjectMapper json) {
+        this.json = json;
+    }
+
+    @ServerExceptionMapper
+    public Response map(Throwable failure) {
+        return toReply(failure).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response mapWebApplication(WebApplicationException failure) {
+        return toReply(failure).toResponse();
+    }
+
+    /** Jackson's own mapper for this type answers an empty 400; ours says what was wrong. */
+    @ServerExceptionMapper
+    public Response mapMismatchedInput(MismatchedInputException failure) {
+        return toReply(failure).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response mapJson(JsonProcessingException failure) {
+        return toReply(failure).toResponse();
+    }
+
+    public Reply toReply(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        Problem problem = toProblem(cause);
+        String retryAfter = cause instanceof ProblemException pe ? pe.retryAfter() : null;
+        if (problem.status() == 503 && retryAfter == null) {
+            retryAfter = RETRY_AFTER_SECONDS;
+        }
+        return toReply(problem, retryAfter);
+    }
+
+    public Reply toReply(Problem problem, String retryAfter) {
+        Map<String, String> headers = retryAfter == null ? Map.of() : Map.of("Retry-After", retryAfter);
+        return new Reply(problem.status(), Problem.MEDIA_TYPE, headers, render(problem));
+    }
+
+    public Problem toProblem(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof ProblemException pe) {
+            return pe.problem();
+        }
+        if (cause instanceof IllegalTransitionException it) {
+            return Problem.of(ProblemType.ILLEGAL_TRANSITION, it.getMessage())
+                    .with("currentStatus", it.current())
+                    .with("event", it.event())
+                    .with("allowedEvents", it.allowedEvents());
+        }
+        if (cause instanceof InvalidOrderException io) {
+            return Problem.of(ProblemType.INVALID_REQUEST, io.getMessage()).with("field", io.field());
+        }
+        if (cause instanceof OrderNotFoundException) {
+            return Problem.of(ProblemType.NOT_FOUND, cause.getMessage());
+        }
+        if (cause instanceof VersionMismatchException vm) {
+            return Problem.of(ProblemType.VERSION_MISMATCH, vm.getMessage()).with("currentVersion", vm.actual());
+        }
+        if (cause instanceof UnrecognizedPropertyException unknown) {
+            return Problem.of(ProblemType.INVALID_REQUEST, "Unknown field '" + unknown.getPropertyName()
+                    + "': only documented fields may be sent").with("field", unknown.getPropertyName());
+        }
+        if (cause instanceof MismatchedInputException mismatch && !mismatch.getPath().isEmpty()) {
+            String field = mismatch.getPath().stream()
+                    .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[]")
+                    .reduce((a, b) -> b.equals("[]") ? a + b : a + "." + b).orElse("body");
+            return Problem.of(ProblemType.MALFORMED_BODY, field + " has the wrong type or format")
+                    .with("field", field);
+        }
+        if (cause instanceof JsonProcessingException) {
+            return Problem.of(ProblemType.MALFORMED_BODY, "The body could not be read as the expected JSON");
+        }
+        if (cause instanceof WebApplicationException wae) {
+            return fromStatus(wae.getResponse().getStatus());
+        }
+        if (isTransient(cause)) {
+            LOG.warnf("Transient failure answered with 503: %s", cause.toString());
+            return Problem.of(ProblemType.SERVICE_UNAVAILABLE, "A dependency is unavailable; retry later");
+        }
+        LOG.error("Unexpected failure", cause);
+        return Problem.of(ProblemType.INTERNAL, "An unexpected error occurred");
+    }
+
+    /** Mutiny wraps failures of combined operations; the first one is what happened. */
+    public static Throwable unwrap(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof CompositeException ce && !ce.getCauses().isEmpty()) {
+            t = ce.getCauses().get(0);
+        }
+        return t;
+    }
+
+    /** Failures that say nothing about the request: a retry later may well succeed. */
+    public static boolean isTransient(Throwable t) {
+        if (t instanceof PgException pg) {
+            String state = pg.getSqlState();
+            return state != null && (state.startsWith("08") || state.startsWith("40") || state.startsWith("53")
+                    || state.startsWith("57"));
+        }
+        return t instanceof ConnectException || t instanceof TimeoutException
+                || t instanceof java.util.concurrent.TimeoutException
+                || t instanceof io.vertx.core.VertxException
+                || t instanceof io.vertx.sqlclient.ClosedConnectionException
+                || (t instanceof IOException && !(t instanceof JsonProcessingException))
+                || (t.getCause() != null && t.getCause() != t && isTransient(t.getCause()));
+    }
+
+    private static Problem fromStatus(int status) {
+        ProblemType type = switch (status) {
+            case 400 -> ProblemType.MALFORMED_BODY;
+            case 404 -> ProblemType.NOT_FOUND;
+            case 405 -> ProblemType.METHOD_NOT_ALLOWED;
+            case 406 -> ProblemType.NOT_ACCEPTABLE;
+            case 413 -> ProblemType.PAYLOAD_TOO_LARGE;
+            case 415 -> ProblemType.UNSUPPORTED_MEDIA_TYPE;
+            default -> status >= 500 ? ProblemType.SERVICE_UNAVAILABLE : ProblemType.INVALID_REQUEST;
+        };
+        return Problem.of(type, type.title());
+    }
+
+    private byte[] render(Problem problem) {
+        try {
+            return json.writeValueAsBytes(problem);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

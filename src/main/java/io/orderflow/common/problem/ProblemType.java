@@ -1,0 +1,60 @@
+package io.orderflow.common.problem;
+
+import java.net.URI;
+
+/**
+ * Every kind of failure the service answers with, as an RFC 9457 problem type. The same list stands in
+ * {@code openapi.yaml}; a client switches on {@link #uri()}, never on the title or detail text.
+ */
+public enum ProblemType {
+    INVALID_REQUEST("invalid-request", "The request is invalid", 400),
+    MALFORMED_BODY("malformed-body", "The body is not valid JSON of the expected shape", 400),
+    IDEMPOTENCY_KEY_MISSING("idempotency-key-missing", "An Idempotency-Key header is required", 400),
+    IDEMPOTENCY_KEY_INVALID("idempotency-key-invalid", "The Idempotency-Key header is malformed", 400),
+    SIGNATURE_MISSING("signature-missing", "The Payment-Signature header is missing or garbled", 400),
+    SIGNATURE_INVALID("signature-invalid", "The callback's signature does not verify", 401),
+    NOT_FOUND("not-found", "No such resource", 404),
+    METHOD_NOT_ALLOWED("method-not-allowed", "Method not allowed", 405),
+    NOT_ACCEPTABLE("not-acceptable", "No acceptable representation", 406),
+    ILLEGAL_TRANSITION("illegal-transition", "The transition is not allowed from the order's current status", 409),
+    REQUEST_IN_FLIGHT("request-in-flight", "A request with this Idempotency-Key is still being processed", 409),
+    VERSION_MISMATCH("version-mismatch", "The order is not at the version named in If-Match", 412),
+    PAYLOAD_TOO_LARGE("payload-too-large", "The request body is too large", 413),
+    UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", "The request's content type is not supported", 415),
+    IDEMPOTENCY_KEY_REUSED("idempotency-key-reused",
+            "The Idempotency-Key was already used with a different request", 422),
+    IDEMPOTENCY_KEY_EXPIRED("idempotency-key-expired",
+            "The Idempotency-Key has expired; its request will not be executed again", 422),
+    TOKEN_INVALID("token-invalid", "The one-time token is unknown, expired or was issued to someone else", 422),
+    AMOUNT_MISMATCH("amount-mismatch", "The payment's amount or currency differs from the order's", 422),
+    SERVICE_UNAVAILABLE("service-unavailable", "The service cannot take the request right now; retry later", 503),
+    INTERNAL("internal", "Internal error", 500);
+
+    public static final String BASE = "https://orderflow.dev/problems/";
+
+    private final String slug;
+    private final String title;
+    private final int status;
+
+    ProblemType(String slug, String title, int status) {
+        this.slug = slug;
+        this.title = title;
+        this.status = status;
+    }
+
+    public URI uri() {
+        return URI.create(BASE + slug);
+    }
+
+    public String slug() {
+        return slug;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    public int status() {
+        return status;
+    }
+}

@@ -1,0 +1,61 @@
+package io.orderflow.idempotency;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/**
+ * How long dedup records live and how the Redis shutter behaves. Rule for retention: longer than the longest
+ * retry span of any caller + clock skew + the window in which an operator may replay by hand.
+ */
+@ConfigMapping(prefix = "idempotency")
+public interface IdempotencyConfig {
+
+    Retention retention();
+
+    Redis redis();
+
+    Sweeper sweeper();
+
+    interface Retention {
+        /** Keys of order requests (create, ship, deliver, cancel): clients retry for minutes to hours. */
+        @WithDefault("7d")
+        Duration orders();
+
+        /** Keys of payment requests and provider events: providers retry for up to 3 days, disputes take longer. */
+        @WithDefault("30d")
+        Duration payments();
+
+        /** How long an EXPIRED row stays (refusing late retries clearly) before it is purged. */
+        @WithDefault("7d")
+        Duration purgeGrace();
+    }
+
+    interface Redis {
+        /** Use Redis as the fast shutter in front of the database. Off: every request goes to the database. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Longest wait for a Redis answer; past it the request goes on without Redis. */
+        @WithDefault("50ms")
+        Duration timeout();
+
+        /** Life of an in-flight marker; bounds how long a crashed holder blocks its key in Redis. */
+        @WithDefault("30s")
+        Duration pendingTtl();
+
+        /** Life of a cached completed response (never longer than the record's retention). */
+        @WithDefault("1h")
+        Duration cacheTtl();
+    }
+
+    interface Sweeper {
+        /** How often each replica sweeps (a Quarkus scheduler period such as 60s, or off). */
+        @WithDefault("60s")
+        String every();
+
+        /** Rows marked or purged per statement. */
+        @WithDefault("500")
+        int batchSize();
+    }
+}

@@ -1,0 +1,140 @@
+package io.orderflow.idempotency;
+
+import io.orderflow.common.Reply;
+import io.orderflow.common.Times;
+import io.orderflow.common.problem.Problem;
+import io.orderflow.common.problem.ProblemException;
+import io.orderflow.common.problem.ProblemMapper;
+import io.orderflow.common.problem.ProblemType;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
+import java.util.function.Function;
+
+/**
+ * Runs a state-changing request at most once per Idempotency-Key and answers every repeat with the stored first
+ * response. Layers, fastest first: the Redis shutter (speed only), the dedup record written in the business
+ * statement (the judge), and behind both the state machine's compare-and-set.
+ */
+@ApplicationScoped
+public class IdempotencyGate {
+
+    private final RedisShutter shutter;
+    private final IdempotencyRepository repository;
+    private final OneTimeTokens tokens;
+    private final ProblemMapper problems;
+    private final IdempotencyMetrics metrics;
+    private final IdempotencyConfig config;
+    private final Times times;
+
+    public IdempotencyGate(RedisShutter shutter, IdempotencyRepository repository, OneTimeTokens tokens,
+            ProblemMapper problems, IdempotencyMetrics metrics, IdempotencyConfig config, Times times) {
+        this.shutter = shutter;
+        this.repository = repository;
+        this.tokens = tokens;
+        this.problems = problems;
+        this.metrics = metrics;
+        this.config = config;
+        this.times = times;
+    }
+
+    /**
+     * @param action the business work; when it writes a business row it records {@link KeyClaim#recordWith} in the
+     *        same statement and calls {@link KeyClaim#markRecorded}. It gets {@code null} for an unkeyed request.
+     */
+    public Uni<Reply> execute(KeyedRequest request, Function<KeyClaim, Uni<Reply>> action) {
+        if (request.key() == null) {
+            if (request.required()) {
+                return Uni.createFrom().failure(ProblemException.of(ProblemType.IDEMPOTENCY_KEY_MISSING,
+                        "Send an Idempotency-Key header (a unique value you generate and reuse on every retry)"));
+            }
+            return action.apply(null);
+        }
+        KeyClaim claim;
+        try {
+            claim = claimFor(request);
+        } catch (ProblemException e) {
+            return Uni.createFrom().failure(e);
+        }
+        return shutter.claim(claim).chain(peek -> switch (peek.kind()) {
+            case DONE -> answerFromRedis(claim, peek);
+            case IN_FLIGHT -> answerInFlight(claim);
+            case CLAIMED, UNAVAILABLE -> tokens.redeemIfToken(claim.key(), request.caller(), claim.scope())
+                    .chain(() -> runOnDatabase(claim, action))
+                    .onFailure().call(() -> shutter.release(claim));
+        });
+    }
+
+    private KeyClaim claimFor(KeyedRequest request) {
+        String key = IdempotencyKeys.parse(request.key());
+        String scope = request.caller() + " " + request.operation() + " " + request.target();
+        Instant now = times.now();
+        return new KeyClaim(scope, key, IdempotencyKeys.fingerprint(request.canonicalBody()), request.tier(), now,
+                now.plus(request.tier().retention(config)));
+    }
+
+    private Uni<Reply> answerFromRedis(KeyClaim claim, RedisShutter.Peek peek) {
+        if (!claim.fingerprint().equals(peek.fingerprint())) {
+            metrics.mismatch();
+            return Uni.createFrom().failure(reused());
+        }
+        metrics.replayed(true);
+        return Uni.createFrom().item(peek.reply().replayed());
+    }
+
+    /** Redis says someone holds the key; the database knows whether that someone has finished. */
+    private Uni<Reply> answerInFlight(KeyClaim claim) {
+        return repository.find(claim.scope(), claim.key()).map(existing -> {
+            if (existing == null || existing.state() == DedupRecord.State.PENDING) {
+                metrics.inFlight();
+                throw new ProblemException(Problem.of(ProblemType.REQUEST_IN_FLIGHT,
+                        "The first request with this key has not finished; retry after a moment"), "1");
+            }
+            return replay(claim, existing);
+        });
+    }
+
+    private Uni<Reply> runOnDatabase(KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
+        return action.apply(claim)
+                .onFailure(failure -> !isDuplicateKeyFailure(failure) && problems.toProblem(failure).isFinal())
+                .recoverWithItem(problems::toReply)
+                .chain(reply -> claim.isRecorded() ? Uni.createFrom().item(reply) : store(claim, reply))
+                .onFailure(IdempotencyGate::isDuplicateKeyFailure)
+                .recoverWithUni(() -> repository.find(claim.scope(), claim.key()).map(found -> replay(claim, found)))
+                .call(reply -> shutter.remember(claim, reply));
+    }
+
+    /** Stores an outcome that wrote no business row (a duplicate, a business failure); a racer may have won. */
+    private Uni<Reply> store(KeyClaim claim, Reply reply) {
+        return repository.insertIfAbsent(claim.record(reply, null)).chain(inserted -> inserted
+                ? Uni.createFrom().item(reply)
+                : repository.find(claim.scope(), claim.key()).map(found -> replay(claim, found)));
+    }
+
+    private Reply replay(KeyClaim claim, DedupRecord existing) {
+        if (existing == null || existing.reply() == null) {
+            throw new ProblemException(Problem.of(ProblemType.REQUEST_IN_FLIGHT,
+                    "The first request with this key has not finished; retry after a moment"), "1");
+        }
+        if (existing.state() == DedupRecord.State.EXPIRED) {
+            metrics.expired();
+            throw ProblemException.of(ProblemType.IDEMPOTENCY_KEY_EXPIRED,
+                    "This key was used more than its retention ago; send a new key for a new request");
+        }
+        if (!existing.fingerprint().equals(claim.fingerprint())) {
+            metrics.mismatch();
+            throw reused();
+        }
+        metrics.replayed(false);
+        return existing.reply().replayed();
+    }
+
+    private static ProblemException reused() {
+        return ProblemException.of(ProblemType.IDEMPOTENCY_KEY_REUSED,
+                "This Idempotency-Key was first used with a different request body");
+    }
+
+    private static boolean isDuplicateKeyFailure(Throwable failure) {
+        return IdempotencyRepository.isDuplicateKey(ProblemMapper.unwrap(failure));
+    }
+}

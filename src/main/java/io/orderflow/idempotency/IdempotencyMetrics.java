@@ -1,0 +1,49 @@
+package io.orderflow.idempotency;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/** Counters of the idempotency layers, as Prometheus sees them under {@code orderflow_idempotency_*}. */
+@ApplicationScoped
+public class IdempotencyMetrics {
+
+    private final Counter redisReplays;
+    private final Counter databaseReplays;
+    private final Counter inFlight;
+    private final Counter fingerprintMismatches;
+    private final Counter expiredRefusals;
+
+    public IdempotencyMetrics(MeterRegistry registry) {
+        redisReplays = replays(registry, "redis");
+        databaseReplays = replays(registry, "database");
+        inFlight = Counter.builder("orderflow.idempotency.in.flight")
+                .description("Requests refused because the same key was still being processed").register(registry);
+        fingerprintMismatches = Counter.builder("orderflow.idempotency.fingerprint.mismatches")
+                .description("Keys reused with a different request body").register(registry);
+        expiredRefusals = Counter.builder("orderflow.idempotency.expired.refusals")
+                .description("Late retries refused because their key had expired").register(registry);
+    }
+
+    private static Counter replays(MeterRegistry registry, String layer) {
+        return Counter.builder("orderflow.idempotency.replays").tag("layer", layer)
+                .description("Stored first responses replayed to a repeated request, by the layer that answered")
+                .register(registry);
+    }
+
+    void replayed(boolean fromRedis) {
+        (fromRedis ? redisReplays : databaseReplays).increment();
+    }
+
+    void inFlight() {
+        inFlight.increment();
+    }
+
+    void mismatch() {
+        fingerprintMismatches.increment();
+    }
+
+    void expired() {
+        expiredRefusals.increment();
+    }
+}

@@ -1,0 +1,53 @@
+package io.orderflow.idempotency;
+
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * Retention of dedup records. Rows past their expiry are marked EXPIRED (a late retry then gets a clear refusal
+ * and is never executed again); EXPIRED rows are deleted only after a further grace period. Works in batches with
+ * {@code FOR UPDATE SKIP LOCKED}, so every replica may sweep at once without conflicts or double work.
+ */
+@ApplicationScoped
+public class IdempotencySweeper {
+
+    private static final Logger LOG = Logger.getLogger(IdempotencySweeper.class);
+
+    public record Swept(int expired, int purged) {
+    }
+
+    private final IdempotencyRepository repository;
+    private final IdempotencyConfig config;
+
+    public IdempotencySweeper(IdempotencyRepository repository, IdempotencyConfig config) {
+        this.repository = repository;
+        this.config = config;
+    }
+
+    @Scheduled(every = "${idempotency.sweeper.every:60s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            delayed = "10s")
+    Uni<Void> scheduled() {
+        return sweep().invoke(swept -> {
+            if (swept.expired() + swept.purged() > 0) {
+                LOG.infof("Idempotency sweep: %d marked EXPIRED, %d purged", swept.expired(), swept.purged());
+            }
+        }).onFailure().recoverWithItem(failure -> {
+            LOG.warnf("Idempotency sweep failed, next run retries: %s", failure.toString());
+            return null;
+        }).replaceWithVoid();
+    }
+
+    /** One full sweep: batches until nothing is due. */
+    public Uni<Swept> sweep() {
+        int batch = config.sweeper().batchSize();
+        return drain(() -> repository.expireDue(batch), batch, 0)
+                .chain(expired -> drain(() -> repository.purgeExpired(config.retention().purgeGrace(), batch), batch, 0)
+                        .map(purged -> new Swept(expired, purged)));
+    }
+
+    private static Uni<Integer> drain(java.util.function.Supplier<Uni<Integer>> step, int batch, int done) {
+        return step.get().chain(n -> n < batch ? Uni.createFrom().item(done + n) : drain(step, batch, done + n));
+    }
+}

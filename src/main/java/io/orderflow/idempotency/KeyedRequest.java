@@ -1,0 +1,16 @@
+package io.orderflow.idempotency;
+
+/**
+ * What the gate needs to know about a state-changing request.
+ *
+ * @param key the Idempotency-Key header as sent (null when absent)
+ * @param required whether the operation refuses to run without a key
+ * @param caller who is asking; keys never cross callers
+ * @param operation method and route template, e.g. {@code POST /orders/{id}/ship}
+ * @param target the resource the operation acts on (order id), empty for creations
+ * @param canonicalBody the request body in canonical form, fingerprinted to catch a key reused for another request
+ * @param tier the business tier that decides how long the record is kept
+ */
+public record KeyedRequest(String key, boolean required, String caller, String operation, String target,
+        byte[] canonicalBody, Tier tier) {
+}

@@ -1,0 +1,73 @@
+package io.orderflow.idempotency;
+
+import io.orderflow.common.Times;
+import io.orderflow.common.problem.ProblemException;
+import io.orderflow.common.problem.ProblemType;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+
+/**
+ * Server-issued one-time submit tokens, for forms: the page gets a token, the submit sends it as its
+ * Idempotency-Key. The first request consumes it atomically (a compare-and-set on the row); a replay of that same
+ * request is answered from the stored response; any other use, an unknown or an expired token is refused.
+ */
+@ApplicationScoped
+public class OneTimeTokens {
+
+    public static final String PREFIX = "tok_";
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    @ConfigMapping(prefix = "idempotency.tokens")
+    public interface Config {
+        /** How long an issued token may wait for its submit. */
+        @WithDefault("15m")
+        Duration ttl();
+    }
+
+    private final Config config;
+    private final Times times;
+
+    public OneTimeTokens(Config config, Times times) {
+        this.config = config;
+        this.times = times;
+    }
+
+    public Uni<SubmitToken> issue(String caller) {
+        byte[] random = new byte[16];
+        RANDOM.nextBytes(random);
+        SubmitToken token = new SubmitToken();
+        token.token = PREFIX + HexFormat.of().formatHex(random);
+        token.caller = caller;
+        token.issuedAt = times.now();
+        token.expiresAt = token.issuedAt.plus(config.ttl());
+        return Panache.withTransaction(token::persist).replaceWith(token);
+    }
+
+    /**
+     * Binds a token to the request's scope on first use. Keys that are not tokens pass untouched. The same
+     * request again (same scope) passes, so that its stored response can be replayed even after the token's TTL.
+     */
+    public Uni<Void> redeemIfToken(String key, String caller, String scope) {
+        if (!key.startsWith(PREFIX)) {
+            return Uni.createFrom().voidItem();
+        }
+        return Panache.withTransaction(() -> SubmitToken.update("consumedScope = ?1, consumedAt = ?2"
+                + " where token = ?3 and caller = ?4"
+                + " and ((consumedScope is null and expiresAt > ?2) or consumedScope = ?1)",
+                scope, times.now(), key, caller))
+                .map(updated -> {
+                    if (updated != 1) {
+                        throw ProblemException.of(ProblemType.TOKEN_INVALID,
+                                "The token is unknown, expired, issued to someone else or already used elsewhere;"
+                                        + " get a new one from POST /idempotency-tokens");
+                    }
+                    return null;
+                });
+    }
+}

@@ -1,0 +1,146 @@
+package io.orderflow.idempotency;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.common.Reply;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.redis.datasource.value.ReactiveValueCommands;
+import io.quarkus.redis.datasource.value.SetArgs;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jboss.logging.Logger;
+
+/**
+ * Redis as a fast shutter in front of the database: {@code SET idem:{scope}:{key} p:{fingerprint} NX GET EX ttl}
+ * claims a key in one round trip and, when the key is already there, returns what stands there — an in-flight
+ * marker or a cached completed response. Redis only ever saves work: every failure, timeout or miss answers
+ * {@link Peek.Kind#UNAVAILABLE} or {@link Peek.Kind#CLAIMED}, and the database decides.
+ */
+@ApplicationScoped
+public class RedisShutter {
+
+    private static final Logger LOG = Logger.getLogger(RedisShutter.class);
+    private static final String PENDING = "p:";
+    private static final String DONE = "d:";
+
+    /** What Redis knew about a key when it was claimed. */
+    public record Peek(Kind kind, String fingerprint, Reply reply) {
+        public enum Kind {
+            /** We set the marker: nobody is known to hold the key. */
+            CLAIMED,
+            /** Another request holds the key right now (or crashed holding it). */
+            IN_FLIGHT,
+            /** The key completed; here is its response. */
+            DONE,
+            /** Redis did not answer in time or is off: go to the database. */
+            UNAVAILABLE
+        }
+
+        static final Peek CLAIMED_PEEK = new Peek(Kind.CLAIMED, null, null);
+        static final Peek UNAVAILABLE_PEEK = new Peek(Kind.UNAVAILABLE, null, null);
+    }
+
+    private final ReactiveValueCommands<String, String> values;
+    private final IdempotencyConfig.Redis config;
+    private final Counter fallbacks;
+    private final AtomicBoolean healthy = new AtomicBoolean(true);
+
+    public RedisShutter(ReactiveRedisDataSource redis, IdempotencyConfig config, MeterRegistry registry) {
+        this.values = redis.value(String.class);
+        this.config = config.redis();
+        this.fallbacks = Counter.builder("orderflow.idempotency.redis.fallbacks")
+                .description("Requests that went on without Redis because it failed or was too slow")
+                .register(registry);
+    }
+
+    public Uni<Peek> claim(KeyClaim claim) {
+        if (!config.enabled()) {
+            return Uni.createFrom().item(Peek.UNAVAILABLE_PEEK);
+        }
+        SetArgs args = new SetArgs().nx().ex(config.pendingTtl());
+        return bounded(values.setGet(redisKey(claim), PENDING + claim.fingerprint(), args))
+                .map(RedisShutter::peek)
+                .onFailure().recoverWithItem(failure -> unavailable(failure));
+    }
+
+    /** Caches a completed response; a failure here costs only a database round trip later. */
+    public Uni<Void> remember(KeyClaim claim, Reply reply) {
+        if (!config.enabled()) {
+            return Uni.createFrom().voidItem();
+        }
+        Duration ttl = Duration.between(Instant.now(), claim.expiresAt());
+        if (ttl.compareTo(config.cacheTtl()) > 0) {
+            ttl = config.cacheTtl();
+        }
+        if (ttl.getSeconds() < 1) {
+            return release(claim);
+        }
+        return bounded(values.set(redisKey(claim), DONE + encode(claim.fingerprint(), reply), new SetArgs().ex(ttl)))
+                .onFailure().recoverWithItem(failure -> {
+                    unavailable(failure);
+                    return null;
+                });
+    }
+
+    /** Drops the in-flight marker of a request whose database work failed, so a retry is not held up. */
+    public Uni<Void> release(KeyClaim claim) {
+        if (!config.enabled()) {
+            return Uni.createFrom().voidItem();
+        }
+        return bounded(values.getdel(redisKey(claim))).replaceWithVoid()
+                .onFailure().recoverWithItem(failure -> {
+                    unavailable(failure);
+                    return null;
+                });
+    }
+
+    public boolean isHealthy() {
+        return healthy.get();
+    }
+
+    private <T> Uni<T> bounded(Uni<T> command) {
+        return command.ifNoItem().after(config.timeout()).fail()
+                .invoke(ignored -> healthy.set(true));
+    }
+
+    private Peek unavailable(Throwable failure) {
+        fallbacks.increment();
+        if (healthy.getAndSet(false)) {
+            LOG.warnf("Redis unavailable, idempotency falls back to the database: %s", failure.toString());
+        }
+        return Peek.UNAVAILABLE_PEEK;
+    }
+
+    private static String redisKey(KeyClaim claim) {
+        return "idem:" + claim.scope() + ":" + claim.key();
+    }
+
+    private static Peek peek(String previous) {
+        if (previous == null) {
+            return Peek.CLAIMED_PEEK;
+        }
+        if (previous.startsWith(DONE)) {
+            JsonObject stored = new JsonObject(previous.substring(DONE.length()));
+            Map<String, String> headers = new LinkedHashMap<>();
+            stored.getJsonObject("h").forEach(e -> headers.put(e.getKey(), String.valueOf(e.getValue())));
+            Reply reply = new Reply(stored.getInteger("s"), stored.getString("c"), headers,
+                    Base64.getDecoder().decode(stored.getString("b")));
+            return new Peek(Peek.Kind.DONE, stored.getString("f"), reply);
+        }
+        String fingerprint = previous.startsWith(PENDING) ? previous.substring(PENDING.length()) : null;
+        return new Peek(Peek.Kind.IN_FLIGHT, fingerprint, null);
+    }
+
+    private static String encode(String fingerprint, Reply reply) {
+        return new JsonObject().put("f", fingerprint).put("s", reply.status()).put("c", reply.contentType())
+                .put("h", new JsonObject(Map.<String, Object>copyOf(reply.headers())))
+                .put("b", Base64.getEncoder().encodeToString(reply.body())).encode();
+    }
+}

@@ -1,0 +1,187 @@
+package io.orderflow.order.api;
+
+import io.orderflow.common.Callers;
+import io.orderflow.common.Reply;
+import io.orderflow.common.Times;
+import io.orderflow.common.Ids;
+import io.orderflow.common.problem.ProblemException;
+import io.orderflow.common.problem.ProblemType;
+import io.orderflow.idempotency.IdempotencyGate;
+import io.orderflow.idempotency.IdempotencyKeys;
+import io.orderflow.idempotency.KeyedRequest;
+import io.orderflow.idempotency.Tier;
+import io.orderflow.order.OrderService;
+import io.orderflow.order.TransitionCommand;
+import io.orderflow.order.domain.EventDetails;
+import io.orderflow.order.domain.Order;
+import io.orderflow.order.domain.OrderEvent;
+import io.orderflow.order.domain.OrderNotFoundException;
+import io.orderflow.order.domain.OrderStatus;
+import io.orderflow.order.persistence.OrderRepository;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Clock;
+import java.util.List;
+import java.util.UUID;
+import org.jboss.resteasy.reactive.RestHeader;
+import org.jboss.resteasy.reactive.RestPath;
+import org.jboss.resteasy.reactive.RestQuery;
+
+/** The order API. Every POST goes through the idempotency gate and, for moves, the one transition path. */
+@Path("/orders")
+@Produces(MediaType.APPLICATION_JSON)
+public class OrderResource {
+
+    static final int DEFAULT_PAGE = 20;
+    static final int MAX_PAGE = 100;
+
+    private final OrderService service;
+    private final OrderRepository orders;
+    private final IdempotencyGate gate;
+    private final OrderReplies replies;
+    private final Callers callers;
+    private final Times times;
+    private final Clock clock;
+
+    public OrderResource(OrderService service, OrderRepository orders, IdempotencyGate gate, OrderReplies replies,
+            Callers callers, Times times, Clock clock) {
+        this.service = service;
+        this.orders = orders;
+        this.gate = gate;
+        this.replies = replies;
+        this.callers = callers;
+        this.times = times;
+        this.clock = clock;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> create(@RestHeader(IdempotencyKeys.HEADER) String key, OrderRequests.CreateOrder body) {
+        OrderRequests.CreateOrder request = required(body);
+        Order order = Order.create(Ids.uuidV7(clock), request.customerId(), request.currency(),
+                request.lineItems(), times.now());
+        KeyedRequest keyed = new KeyedRequest(key, true, callers.current(), "POST /orders", "",
+                replies.canonical(request), Tier.ORDERS);
+        return gate.execute(keyed, claim -> service.create(order, claim, replies::created)).map(Reply::toResponse);
+    }
+
+    @GET
+    @Path("{id}")
+    public Uni<Response> get(@RestPath String id) {
+        return service.find(orderId(id)).map(order -> replies.ok(order).toResponse());
+    }
+
+    @GET
+    public Uni<OrderPage> list(@RestQuery String customerId, @RestQuery String status, @RestQuery Integer limit,
+            @RestQuery String after) {
+        int size = limit == null ? DEFAULT_PAGE : limit;
+        if (size < 1 || size > MAX_PAGE) {
+            throw ProblemException.of(ProblemType.INVALID_REQUEST, "limit must be between 1 and " + MAX_PAGE);
+        }
+        OrderStatus wanted = status == null ? null : parse(OrderStatus.class, status, "status");
+        UUID from = after == null ? null : uuid(after, "after");
+        return orders.page(customerId, wanted, from, size).map(page -> new OrderPage(
+                page.stream().map(OrderView::of).toList(),
+                page.size() == size ? page.get(page.size() - 1).id() : null));
+    }
+
+    @GET
+    @Path("{id}/transitions")
+    public Uni<List<TransitionView>> transitions(@RestPath String id) {
+        UUID orderId = orderId(id);
+        return service.find(orderId).chain(order -> orders.history(orderId))
+                .map(history -> history.stream().map(TransitionView::of).toList());
+    }
+
+    @POST
+    @Path("{id}/pay")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> pay(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
+            @RestHeader("If-Match") String ifMatch, OrderRequests.Pay body) {
+        OrderRequests.Pay request = required(body);
+        return move(id, key, true, ifMatch, OrderEvent.PAY, new EventDetails.Pay(request.provider()), request,
+                Tier.PAYMENTS);
+    }
+
+    @POST
+    @Path("{id}/ship")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> ship(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
+            @RestHeader("If-Match") String ifMatch, OrderRequests.Ship body) {
+        OrderRequests.Ship request = required(body);
+        return move(id, key, false, ifMatch, OrderEvent.SHIP,
+                new EventDetails.Ship(request.carrier(), request.trackingNumber()), request, Tier.ORDERS);
+    }
+
+    @POST
+    @Path("{id}/deliver")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> deliver(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
+            @RestHeader("If-Match") String ifMatch, OrderRequests.Deliver body) {
+        return move(id, key, false, ifMatch, OrderEvent.DELIVER, new EventDetails.None(),
+                new OrderRequests.Deliver(), Tier.ORDERS);
+    }
+
+    @POST
+    @Path("{id}/cancel")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> cancel(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
+            @RestHeader("If-Match") String ifMatch, OrderRequests.Cancel body) {
+        OrderRequests.Cancel request = body == null ? new OrderRequests.Cancel(null) : body;
+        return move(id, key, false, ifMatch, OrderEvent.CANCEL, new EventDetails.Cancel(request.reason()), request,
+                Tier.ORDERS);
+    }
+
+    private Uni<Response> move(String id, String key, boolean keyRequired, String ifMatch, OrderEvent event,
+            EventDetails details, Object request, Tier tier) {
+        UUID orderId = orderId(id);
+        Long version = IfMatch.version(ifMatch);
+        String operation = "POST /orders/{id}/" + event.name().toLowerCase();
+        KeyedRequest keyed = new KeyedRequest(key, keyRequired, callers.current(), operation, orderId.toString(),
+                replies.canonical(request), tier);
+        return gate.execute(keyed, claim -> service.transition(
+                new TransitionCommand(orderId, event, details, version, TransitionCommand.API,
+                        claim == null ? null : claim.requestKey()),
+                claim, result -> replies.ok(result.order())).map(OrderService.Transitioned::reply))
+                .map(Reply::toResponse);
+    }
+
+    private static <T> T required(T body) {
+        if (body == null) {
+            throw ProblemException.of(ProblemType.INVALID_REQUEST, "A JSON body is required");
+        }
+        return body;
+    }
+
+    /** A malformed id cannot name an order: answered as not found. */
+    private static UUID orderId(String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw new OrderNotFoundException(id);
+        }
+    }
+
+    private static UUID uuid(String value, String name) {
+        try {
+            return UUID.fromString(value);
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.of(ProblemType.INVALID_REQUEST, name + " must be an order id (UUID)");
+        }
+    }
+
+    private static <E extends Enum<E>> E parse(Class<E> type, String value, String name) {
+        try {
+            return Enum.valueOf(type, value);
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.of(ProblemType.INVALID_REQUEST,
+                    name + " must be one of " + java.util.Arrays.toString(type.getEnumConstants()));
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package io.orderflow.order.api;
+
+import io.orderflow.order.domain.OrderEvent;
+import io.orderflow.order.domain.OrderStatus;
+import io.orderflow.order.domain.Transition;
+import java.time.Instant;
+
+/** One history entry as the API shows it. */
+public record TransitionView(int seq, OrderEvent event, OrderStatus from, OrderStatus to, Instant at, String source) {
+
+    public static TransitionView of(Transition t) {
+        return new TransitionView(t.seq(), t.event(), t.from(), t.to(), t.at(), t.source());
+    }
+}

@@ -1,0 +1,99 @@
+package io.orderflow.order.domain;
+
+import static io.orderflow.order.domain.OrderEvent.*;
+import static io.orderflow.order.domain.OrderStatus.*;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The transition table: the single place that decides which event may move an order from which state,
+ * and to where. The JSON and Mermaid views, the 409's {@code allowedEvents} and the exhaustive test are
+ * all derived from {@link #TABLE}.
+ */
+public final class OrderTransitions {
+
+    /** event → (from → to). Read it as the lifecycle's specification. */
+    private static final Map<OrderEvent, Map<OrderStatus, OrderStatus>> TABLE = table(
+            rule(PAY, PAYMENT_PENDING, CREATED),
+            rule(PAYMENT_SUCCEEDED, PAID, CREATED, PAYMENT_PENDING),
+            // money captured after a cancel must go back
+            rule(PAYMENT_SUCCEEDED, REFUND_PENDING, CANCELLED),
+            rule(PAYMENT_FAILED, CREATED, PAYMENT_PENDING),
+            rule(SHIP, SHIPPED, PAID),
+            rule(DELIVER, DELIVERED, SHIPPED),
+            rule(CANCEL, CANCELLED, CREATED, PAYMENT_PENDING),
+            rule(CANCEL, REFUND_PENDING, PAID),
+            rule(REFUND_SUCCEEDED, REFUNDED, REFUND_PENDING));
+
+    /** One row of the table as published: an event takes any of {@code from} to {@code to}. */
+    public record Rule(OrderEvent event, List<OrderStatus> from, OrderStatus to) {
+    }
+
+    private OrderTransitions() {
+    }
+
+    /** The state {@code event} moves an order in {@code from} to, or empty when the table forbids it. */
+    public static Optional<OrderStatus> next(OrderStatus from, OrderEvent event) {
+        return Optional.ofNullable(TABLE.get(event).get(from));
+    }
+
+    public static boolean allows(OrderStatus from, OrderEvent event) {
+        return TABLE.get(event).containsKey(from);
+    }
+
+    /** Events the table accepts in {@code from}, in declaration order. */
+    public static Set<OrderEvent> allowedEvents(OrderStatus from) {
+        EnumSet<OrderEvent> allowed = EnumSet.noneOf(OrderEvent.class);
+        TABLE.forEach((event, moves) -> {
+            if (moves.containsKey(from)) {
+                allowed.add(event);
+            }
+        });
+        return allowed;
+    }
+
+    /** States from which {@code event} is legal. */
+    public static Set<OrderStatus> sourcesOf(OrderEvent event) {
+        return EnumSet.copyOf(TABLE.get(event).keySet());
+    }
+
+    /** The table grouped as it is written: one rule per (event, target). */
+    public static List<Rule> rules() {
+        List<Rule> rules = new ArrayList<>();
+        TABLE.forEach((event, moves) -> {
+            Map<OrderStatus, List<OrderStatus>> byTarget = new LinkedHashMap<>();
+            moves.forEach((from, to) -> byTarget.computeIfAbsent(to, t -> new ArrayList<>()).add(from));
+            byTarget.forEach((to, from) -> rules.add(new Rule(event, List.copyOf(from), to)));
+        });
+        return Collections.unmodifiableList(rules);
+    }
+
+    private static Rule rule(OrderEvent event, OrderStatus to, OrderStatus... from) {
+        return new Rule(event, List.of(from), to);
+    }
+
+    private static Map<OrderEvent, Map<OrderStatus, OrderStatus>> table(Rule... rules) {
+        EnumMap<OrderEvent, Map<OrderStatus, OrderStatus>> table = new EnumMap<>(OrderEvent.class);
+        for (OrderEvent event : OrderEvent.values()) {
+            table.put(event, new EnumMap<>(OrderStatus.class));
+        }
+        for (Rule rule : rules) {
+            for (OrderStatus from : rule.from()) {
+                OrderStatus previous = table.get(rule.event()).put(from, rule.to());
+                if (previous != null) {
+                    throw new IllegalStateException("ambiguous rule for " + rule.event() + " from " + from);
+                }
+            }
+        }
+        table.replaceAll((event, moves) -> Collections.unmodifiableMap(moves));
+        return Collections.unmodifiableMap(table);
+    }
+}

@@ -1,0 +1,12 @@
+package io.orderflow.order.domain;
+
+import java.time.Instant;
+
+/**
+ * One applied move in an order's history. {@code seq} equals the order's version after the move; {@code source}
+ * says who caused it (api, or a payment provider's name) and {@code requestKey} which request (idempotency key or
+ * provider event id), when known.
+ */
+public record Transition(int seq, OrderEvent event, OrderStatus from, OrderStatus to, Instant at, String source,
+        String requestKey) {
+}

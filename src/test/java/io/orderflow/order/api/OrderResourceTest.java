@@ -1,0 +1,202 @@
+package io.orderflow.order.api;
+
+import static io.orderflow.support.OrderMother.*;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.orderflow.support.LocalServices;
+import io.orderflow.support.Sql;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+@QuarkusTestResource(LocalServices.class)
+class OrderResourceTest {
+
+    private static final String PROBLEM = "application/problem+json";
+    private static final String TYPES = "https://orderflow.dev/problems/";
+
+    @Test
+    void shouldCreateAnOrderWithLocationEtagAndTheSummedAmount() {
+        String customer = "cust-" + UUID.randomUUID();
+        String id = given().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body(orderBody(customer))
+                .when().post("/orders")
+                .then().statusCode(201)
+                .header("ETag", "\"0\"")
+                .body("status", is("CREATED"), "version", is(0), "amount", is((int) AMOUNT),
+                        "customerId", is(customer), "currency", is("EUR"), "items", hasSize(2))
+                .extract().path("id");
+        assertEquals(7, UUID.fromString(id).version(), "ids are time-ordered UUIDv7");
+        given().get("/orders/" + id).then().statusCode(200).header("ETag", "\"0\"").body("id", is(id));
+        assertEquals(1, Sql.count("select count(*) from orders where id = ?", UUID.fromString(id)));
+    }
+
+    @Test
+    void shouldAnswerLocationPointingAtTheNewOrder() {
+        var response = given().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body(orderBody("c1")).post("/orders");
+        assertEquals("/orders/" + response.path("id"), response.header("Location"));
+    }
+
+    @Test
+    void shouldWalkTheHappyPathAndRecordEveryTransitionInHistory() {
+        String id = paidOrder();
+        post(id, "ship", shipBody()).then().statusCode(200).body("status", is("SHIPPED"),
+                "shipment.carrier", is("DHL"), "shipment.trackingNumber", is("JD0001"));
+        post(id, "deliver", Map.of()).then().statusCode(200).body("status", is("DELIVERED"), "version", is(4));
+        given().get("/orders/" + id + "/transitions").then().statusCode(200)
+                .body("event", contains("PAY", "PAYMENT_SUCCEEDED", "SHIP", "DELIVER"))
+                .body("seq", contains(1, 2, 3, 4))
+                .body("source", contains("api", "mockpay", "api", "api"))
+                .body("to", contains("PAYMENT_PENDING", "PAID", "SHIPPED", "DELIVERED"));
+    }
+
+    @Test
+    void shouldRefuseAnIllegalTransitionWithAllowedEventsAndChangeNothing() {
+        String id = createOrder();
+        post(id, "ship", shipBody()).then().statusCode(409).contentType(PROBLEM)
+                .body("type", is(TYPES + "illegal-transition"), "status", is(409),
+                        "currentStatus", is("CREATED"), "event", is("SHIP"),
+                        "allowedEvents", containsInAnyOrder("PAY", "PAYMENT_SUCCEEDED", "CANCEL"));
+        given().get("/orders/" + id).then().body("status", is("CREATED"), "version", is(0));
+        assertEquals(0, Sql.historyCount(id, "SHIP"));
+    }
+
+    @Test
+    void shouldAnswerADuplicateShipAfterDeliveryAsReplayedSuccessWithoutWriting() {
+        String id = paidOrder();
+        post(id, "ship", shipBody()).then().statusCode(200);
+        post(id, "deliver", Map.of()).then().statusCode(200);
+        post(id, "ship", shipBody()).then().statusCode(200).header("Idempotent-Replayed", "true")
+                .body("status", is("DELIVERED"), "version", is(4));
+        assertEquals(1, Sql.historyCount(id, "SHIP"));
+    }
+
+    @Test
+    void shouldRefuseALatePayAfterTheOrderWentAroundTheLoopAndWasCancelled() {
+        String id = createOrder();
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        io.orderflow.support.Callbacks.deliver(io.orderflow.support.Callbacks.event(UUID.randomUUID().toString(),
+                "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-f")).then().statusCode(200);
+        post(id, "cancel", Map.of("reason", "gave up")).then().statusCode(200).body("status", is("CANCELLED"));
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(409)
+                .body("type", is(TYPES + "illegal-transition"), "currentStatus", is("CANCELLED"));
+    }
+
+    @Test
+    void shouldRefuseAStaleIfMatchWith412AndChangeNothing() {
+        String id = paidOrder();
+        post(id, "ship", shipBody()).then().statusCode(200);
+        given().contentType(ContentType.JSON).header("If-Match", "\"2\"").body(Map.of())
+                .post("/orders/" + id + "/deliver")
+                .then().statusCode(412).contentType(PROBLEM).body("type", is(TYPES + "version-mismatch"),
+                        "currentVersion", is(3));
+        given().get("/orders/" + id).then().body("status", is("SHIPPED"));
+        given().contentType(ContentType.JSON).header("If-Match", "\"3\"").body(Map.of())
+                .post("/orders/" + id + "/deliver").then().statusCode(200).header("ETag", "\"4\"");
+    }
+
+    @Test
+    void shouldAnswer404ForUnknownAndMalformedOrderIds() {
+        given().get("/orders/" + UUID.randomUUID()).then().statusCode(404).contentType(PROBLEM)
+                .body("type", is(TYPES + "not-found"));
+        given().get("/orders/not-a-uuid").then().statusCode(404).contentType(PROBLEM);
+        post(UUID.randomUUID().toString(), "ship", shipBody()).then().statusCode(404)
+                .body("type", is(TYPES + "not-found"));
+    }
+
+    @Test
+    void shouldRefuseBadOrdersWithProblemDetailsAndStoreNothing() {
+        long before = Sql.count("select count(*) from orders");
+        List<Object> bad = List.of(
+                Map.of("currency", "EUR", "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))),
+                Map.of("customerId", "c", "currency", "EUR", "items", List.of()),
+                Map.of("customerId", "c", "currency", "EUR",
+                        "items", List.of(Map.of("sku", "A", "quantity", 0, "unitPrice", 1))),
+                Map.of("customerId", "c", "currency", "EUR",
+                        "items", List.of(Map.of("sku", "A", "quantity", -2, "unitPrice", 1))),
+                Map.of("customerId", "c", "currency", "EURO",
+                        "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))),
+                Map.of("customerId", "c", "currency", "XYZ",
+                        "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))),
+                Map.of("customerId", "c", "currency", "EUR",
+                        "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", -1))),
+                Map.of("customerId", "c", "currency", "EUR",
+                        "items", List.of(Map.of("sku", "A", "quantity", 2, "unitPrice", Long.MAX_VALUE))),
+                Map.of("customerId", "c", "currency", "EUR", "items", List.of(
+                        Map.of("sku", "A", "quantity", 1, "unitPrice", Long.MAX_VALUE),
+                        Map.of("sku", "B", "quantity", 1, "unitPrice", 1))),
+                Map.of("customerId", "c", "currency", "EUR", "status", "PAID",
+                        "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))),
+                Map.of("customerId", "c", "currency", "EUR", "amount", 1,
+                        "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))));
+        for (Object body : bad) {
+            given().contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(body)
+                    .post("/orders")
+                    .then().statusCode(400).contentType(PROBLEM).body("status", is(400),
+                            "type", startsWith(TYPES), "detail", notNullValue());
+        }
+        assertEquals(before, Sql.count("select count(*) from orders"));
+    }
+
+    @Test
+    void shouldRefuseMalformedJsonAndWrongContentTypeWithProblemDetails() {
+        given().contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body("{\"customerId\": ")
+                .post("/orders").then().statusCode(400).contentType(PROBLEM)
+                .body("type", is(TYPES + "malformed-body"), "detail", not(containsString("Exception")));
+        given().contentType(ContentType.TEXT).header("Idempotency-Key", newKey()).body("hello")
+                .post("/orders").then().statusCode(415).contentType(PROBLEM)
+                .body("type", is(TYPES + "unsupported-media-type"));
+        given().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body("{\"customerId\":\"c\",\"currency\":\"EUR\",\"items\":[{\"sku\":\"A\",\"quantity\":\"many\"}]}")
+                .post("/orders").then().statusCode(400).contentType(PROBLEM);
+        given().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body("{\"customerId\":\"c\",\"currency\":\"EUR\",\"items\":[{\"sku\":\"A\",\"quantity\":1,"
+                        + "\"unitPrice\":99999999999999999999999}]}")
+                .post("/orders").then().statusCode(400).contentType(PROBLEM);
+    }
+
+    @Test
+    void shouldPageOrdersOfACustomerByKeyset() {
+        String customer = "pager-" + UUID.randomUUID();
+        List<String> ids = List.of(createOrder(customer), createOrder(customer), createOrder(customer));
+        var first = given().queryParam("customerId", customer).queryParam("limit", 2).get("/orders")
+                .then().statusCode(200).body("items", hasSize(2)).extract();
+        assertEquals(ids.subList(0, 2), first.path("items.id"));
+        String next = first.path("next");
+        given().queryParam("customerId", customer).queryParam("limit", 2).queryParam("after", next).get("/orders")
+                .then().statusCode(200).body("items.id", contains(ids.get(2))).body("next", nullValue());
+        given().queryParam("customerId", customer).queryParam("status", "CREATED").get("/orders")
+                .then().body("items", hasSize(3));
+        given().queryParam("limit", 101).get("/orders").then().statusCode(400).contentType(PROBLEM);
+        given().queryParam("status", "LOST").get("/orders").then().statusCode(400).contentType(PROBLEM);
+        given().queryParam("after", "x").get("/orders").then().statusCode(400).contentType(PROBLEM);
+    }
+
+    @Test
+    void shouldServeTheTransitionTableAsJsonAndMermaid() {
+        given().get("/state-machine").then().statusCode(200)
+                .body("states", hasSize(8))
+                .body("transitions.find { it.event == 'CANCEL' && it.to == 'REFUND_PENDING' }.from", contains("PAID"))
+                .body("transitions.find { it.event == 'SHIP' }.from", contains("PAID"));
+        String mermaid = given().queryParam("format", "mermaid").get("/state-machine")
+                .then().statusCode(200).contentType(ContentType.TEXT).extract().asString();
+        org.junit.jupiter.api.Assertions.assertTrue(mermaid.startsWith("stateDiagram-v2"));
+        org.junit.jupiter.api.Assertions.assertTrue(mermaid.contains("PAID --> SHIPPED: SHIP"));
+    }
+
+    @Test
+    void shouldCountTransitionsByEventAndOutcomeInMetrics() {
+        String id = createOrder();
+        post(id, "deliver", Map.of()).then().statusCode(409);
+        given().get("/q/metrics").then().statusCode(200)
+                .body(containsString("orderflow_transitions_total{event=\"DELIVER\",outcome=\"illegal\"}"));
+    }
+}
