@@ -44,6 +44,13 @@ public interface IdempotencyConfig {
         @WithDefault("30s")
         Duration pendingTtl();
 
+        /**
+         * How long a repeat waits for the first request with its key to finish, then replays its response; past it
+         * the repeat gets 409 request-in-flight with Retry-After.
+         */
+        @WithDefault("3s")
+        Duration inFlightWait();
+
         /** Life of a cached completed response (never longer than the record's retention). */
         @WithDefault("1h")
         Duration cacheTtl();

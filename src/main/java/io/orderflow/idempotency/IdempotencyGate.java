@@ -56,7 +56,7 @@ public class IdempotencyGate {
         } catch (ProblemException e) {
             return Uni.createFrom().failure(e);
         }
-        return shutter.claim(claim).chain(peek -> switch (peek.kind()) {
+        return shutter.claimOrAwait(claim).chain(peek -> switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
             case IN_FLIGHT -> answerInFlight(claim);
             case CLAIMED, UNAVAILABLE -> tokens.redeemIfToken(claim.key(), request.caller(), claim.scope())
@@ -82,7 +82,7 @@ public class IdempotencyGate {
         return Uni.createFrom().item(peek.reply().replayed());
     }
 
-    /** Redis says someone holds the key; the database knows whether that someone has finished. */
+    /** Redis says someone still holds the key after the wait; the database knows whether they have finished. */
     private Uni<Reply> answerInFlight(KeyClaim claim) {
         return repository.find(claim.scope(), claim.key()).map(existing -> {
             if (existing == null || existing.state() == DedupRecord.State.PENDING) {

@@ -29,6 +29,7 @@ public class RedisShutter {
     private static final Logger LOG = Logger.getLogger(RedisShutter.class);
     private static final String PENDING = "p:";
     private static final String DONE = "d:";
+    private static final long POLL_MILLIS = 15;
 
     /** What Redis knew about a key when it was claimed. */
     public record Peek(Kind kind, String fingerprint, Reply reply) {
@@ -68,6 +69,25 @@ public class RedisShutter {
         return bounded(values.setGet(redisKey(claim), PENDING + claim.fingerprint(), args))
                 .map(RedisShutter::peek)
                 .onFailure().recoverWithItem(failure -> unavailable(failure));
+    }
+
+    /**
+     * Claims the key; while another request holds it, keeps asking (every {@value #POLL_MILLIS} ms, up to the
+     * configured in-flight wait) so that a concurrent repeat is answered with the first response, not an error.
+     */
+    public Uni<Peek> claimOrAwait(KeyClaim claim) {
+        long deadline = System.nanoTime() + config.inFlightWait().toNanos();
+        return claimUntil(claim, deadline);
+    }
+
+    private Uni<Peek> claimUntil(KeyClaim claim, long deadline) {
+        return claim(claim).chain(peek -> {
+            if (peek.kind() != Peek.Kind.IN_FLIGHT || System.nanoTime() > deadline) {
+                return Uni.createFrom().item(peek);
+            }
+            return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(POLL_MILLIS))
+                    .chain(() -> claimUntil(claim, deadline));
+        });
     }
 
     /** Caches a completed response; a failure here costs only a database round trip later. */

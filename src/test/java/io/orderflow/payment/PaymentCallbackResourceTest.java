@@ -1,0 +1,174 @@
+package io.orderflow.payment;
+
+import static io.orderflow.support.Callbacks.*;
+import static io.orderflow.support.OrderMother.*;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.orderflow.support.Callbacks;
+import io.orderflow.support.Parallel;
+import io.orderflow.support.Sql;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+class PaymentCallbackResourceTest {
+
+    private static final String TYPES = "https://orderflow.dev/problems/";
+
+    private static String pendingOrder() {
+        String id = createOrder();
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        return id;
+    }
+
+    private static long anomalies(String orderId, String kind) {
+        return Sql.count("select count(*) from payment_anomalies where order_id = ? and kind = ?",
+                UUID.fromString(orderId), kind);
+    }
+
+    @Test
+    void shouldApplyEachOf20OrdersOnceUnder15ConcurrentIdenticalDeliveries() {
+        List<String> orders = Parallel.run(20, i -> pendingOrder());
+        for (String id : orders) {
+            String body = success(id, AMOUNT, "EUR", "txn-" + id);
+            List<Integer> statuses = Parallel.run(15, i -> deliver(body).statusCode());
+            assertTrue(statuses.stream().allMatch(s -> s == 200), statuses.toString());
+            assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
+        }
+    }
+
+    @Test
+    void shouldReplayTheFirstResponseToARedeliveryOfTheSameEvent() {
+        String id = pendingOrder();
+        String body = success(id, AMOUNT, "EUR", "txn-1-" + id);
+        String first = deliver(body).then().statusCode(200).body("outcome", is("applied"), "status", is("PAID"))
+                .extract().asString();
+        var again = deliver(body);
+        assertEquals(200, again.statusCode());
+        assertEquals("true", again.header("Idempotent-Replayed"));
+        assertEquals(first, again.asString(), "the stored first response, byte for byte");
+        given().get("/orders/" + id + "/transitions").then()
+                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("mockpay"));
+        assertEquals(body.substring(12, 48), Sql.string(
+                "select request_key from order_transitions where order_id = ? and event = 'PAYMENT_SUCCEEDED'",
+                UUID.fromString(id)), "the history names the provider's event id");
+    }
+
+    @Test
+    void shouldTreatTheSameSuccessUnderANewEventIdAsOnePayment() {
+        String id = pendingOrder();
+        deliver(success(id, AMOUNT, "EUR", "txn-same")).then().statusCode(200);
+        deliver(success(id, AMOUNT, "EUR", "txn-same")).then().statusCode(200).body("outcome", is("duplicate"));
+        assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
+        assertEquals(0, anomalies(id, "double-capture"));
+    }
+
+    @Test
+    void shouldRefuseBadSignaturesAndChangeNothing() {
+        String id = pendingOrder();
+        String body = success(id, AMOUNT, "EUR", "txn-sig");
+        long now = Instant.now().getEpochSecond();
+        deliverSigned(body, signature("wrong-secret", now, body)).then().statusCode(401)
+                .contentType("application/problem+json").body("type", is(TYPES + "signature-invalid"));
+        deliverSigned(body, signature(SECRET, now - 301, body)).then().statusCode(401);
+        deliverSigned(body, signature(SECRET, now + 301, body)).then().statusCode(401);
+        deliverSigned(body, null).then().statusCode(400).body("type", is(TYPES + "signature-missing"));
+        deliverSigned(body, "v1=abc,t=notanumber").then().statusCode(400);
+        deliverSigned(body, "t=" + now + ",v1=zz").then().statusCode(400);
+        String tampered = body.replace("\"amount\":" + AMOUNT, "\"amount\":1");
+        deliverSigned(tampered, signature(SECRET, now, body)).then().statusCode(401);
+        given().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
+        assertEquals(0, Sql.count("select count(*) from idempotency_keys where scope like 'provider:%' and order_id = ?",
+                UUID.fromString(id)));
+    }
+
+    @Test
+    void shouldAcceptOldAndNewSecretWhileBothAreConfigured() {
+        String first = pendingOrder();
+        String second = pendingOrder();
+        long now = Instant.now().getEpochSecond();
+        String a = success(first, AMOUNT, "EUR", "txn-a");
+        String b = success(second, AMOUNT, "EUR", "txn-b");
+        deliverSigned(a, signature(SECRET, now, a)).then().statusCode(200);
+        deliverSigned(b, signature(ROTATED_SECRET, now, b)).then().statusCode(200);
+        String c = success(pendingOrder(), AMOUNT, "EUR", "txn-c");
+        String both = signature("old-revoked", now, c) + ",v1="
+                + signature(ROTATED_SECRET, now, c).substring(signature(ROTATED_SECRET, now, c).indexOf("v1=") + 3);
+        deliverSigned(c, both).then().statusCode(200);
+    }
+
+    @Test
+    void shouldRefuseAnAmountOrCurrencyMismatchAndListTheAnomaly() {
+        String id = pendingOrder();
+        String eventId = UUID.randomUUID().toString();
+        deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT + 1, "EUR", "txn-m")).then().statusCode(422)
+                .contentType("application/problem+json").body("type", is(TYPES + "amount-mismatch"));
+        deliver(event(UUID.randomUUID().toString(), "PAYMENT_SUCCEEDED", id, AMOUNT, "USD", "txn-m")).then()
+                .statusCode(422);
+        // the redelivery gets the stored 422 again, and the anomaly is not recorded twice
+        deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT + 1, "EUR", "txn-m")).then().statusCode(422);
+        given().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
+        assertEquals(2, anomalies(id, "amount-mismatch"));
+        given().queryParam("limit", 100).get("/payments/anomalies").then().statusCode(200)
+                .body("items.findAll { it.orderId == '" + id + "' }.kind", everyItem(is("amount-mismatch")))
+                .body("items[0]", hasKey("detail"));
+    }
+
+    @Test
+    void shouldAnswer200ButRecordADoubleCaptureWhenAPaidOrderIsCapturedAgain() {
+        String id = pendingOrder();
+        deliver(success(id, AMOUNT, "EUR", "txn-first")).then().statusCode(200);
+        deliver(success(id, AMOUNT, "EUR", "txn-second")).then().statusCode(200)
+                .body("outcome", is("double-capture"), "status", is("PAID"));
+        assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
+        assertEquals(1, anomalies(id, "double-capture"));
+        given().get("/q/metrics").then()
+                .body(containsString("orderflow_payments_anomalies_total{kind=\"double-capture\"}"));
+    }
+
+    @Test
+    void shouldOweARefundForASuccessAfterCancelAndCloseItWithTheRefund() {
+        String id = pendingOrder();
+        post(id, "cancel", Map.of("reason", "too slow")).then().statusCode(200).body("status", is("CANCELLED"));
+        deliver(success(id, AMOUNT, "EUR", "txn-late")).then().statusCode(200).body("status", is("REFUND_PENDING"));
+        deliver(event(UUID.randomUUID().toString(), "REFUND_SUCCEEDED", id, AMOUNT, "EUR", "txn-late")).then()
+                .statusCode(200).body("status", is("REFUNDED"));
+        given().get("/orders/" + id).then().body("status", is("REFUNDED"), "payment.refundedAt", notNullValue());
+    }
+
+    @Test
+    void shouldReturnAFailedPaymentToCreatedAndApplyALaterSuccess() {
+        String id = pendingOrder();
+        deliver(event(UUID.randomUUID().toString(), "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-x")).then()
+                .statusCode(200).body("status", is("CREATED"));
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200).body("status", is("PAYMENT_PENDING"));
+        deliver(success(id, AMOUNT, "EUR", "txn-y")).then().statusCode(200).body("status", is("PAID"));
+    }
+
+    @Test
+    void shouldRefuseAStaleEventWith409AndRecordIt() {
+        String id = pendingOrder();
+        deliver(success(id, AMOUNT, "EUR", "txn-ok")).then().statusCode(200);
+        deliver(event(UUID.randomUUID().toString(), "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-ok")).then()
+                .statusCode(409).body("type", is(TYPES + "illegal-transition"));
+        given().get("/orders/" + id).then().body("status", is("PAID"));
+        assertEquals(1, anomalies(id, "stale-event"));
+    }
+
+    @Test
+    void shouldAnswer404ForAnUnknownProviderAnd400ForABadEvent() {
+        given().contentType(ContentType.JSON).body("{}").header("Payment-Signature", "t=1,v1=00")
+                .post("/payments/nopay/callbacks").then().statusCode(404).body("type", is(TYPES + "not-found"));
+        String bad = "{\"eventId\":\"e\",\"type\":\"SHIP\"}";
+        Callbacks.deliver(bad).then().statusCode(400).contentType("application/problem+json");
+        Callbacks.deliver("not json").then().statusCode(400).body("type", is(TYPES + "malformed-body"));
+    }
+}
