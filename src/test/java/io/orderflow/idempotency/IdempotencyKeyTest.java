@@ -1,0 +1,150 @@
+package io.orderflow.idempotency;
+
+import static io.orderflow.support.OrderMother.*;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.support.Sql;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Idempotency-Key semantics over HTTP, against the real Redis and PostgreSQL. */
+@QuarkusTest
+class IdempotencyKeyTest {
+
+    private static final String TYPES = "https://orderflow.dev/problems/";
+
+    @Inject
+    MeterRegistry registry;
+
+    @Inject
+    RedisDataSource redis;
+
+    private static Response create(String key, Object body) {
+        return given().contentType(ContentType.JSON).header("Idempotency-Key", key).body(body).post("/orders");
+    }
+
+    private double counter(String name, String... tags) {
+        var counter = registry.find(name).tags(tags).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    @Test
+    void shouldReplayTheFirstResponseByteForByteWhenTheKeyIsReused() {
+        String key = newKey();
+        Response first = create(key, orderBody("c-replay"));
+        Response again = create(key, orderBody("c-replay"));
+        assertEquals(201, again.statusCode());
+        assertEquals("true", again.header("Idempotent-Replayed"));
+        assertEquals(first.header("Location"), again.header("Location"));
+        assertEquals(first.header("ETag"), again.header("ETag"));
+        assertArrayEquals(first.asByteArray(), again.asByteArray());
+        assertEquals(1, Sql.count("select count(*) from orders where id = ?", UUID.fromString(first.path("id"))));
+    }
+
+    @Test
+    void shouldRefuseTheSameKeyWithADifferentBody() {
+        String key = newKey();
+        create(key, orderBody("c-a")).then().statusCode(201);
+        double before = counter("orderflow.idempotency.fingerprint.mismatches");
+        create(key, orderBody("c-b")).then().statusCode(422).contentType("application/problem+json")
+                .body("type", is(TYPES + "idempotency-key-reused"));
+        assertEquals(before + 1, counter("orderflow.idempotency.fingerprint.mismatches"));
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = 'c-b'"));
+    }
+
+    @Test
+    void shouldRequireAWellFormedKeyOnCreateAndPay() {
+        given().contentType(ContentType.JSON).body(orderBody("c-nokey")).post("/orders").then().statusCode(400)
+                .body("type", is(TYPES + "idempotency-key-missing"));
+        create("x".repeat(256), orderBody("c-nokey")).then().statusCode(400)
+                .body("type", is(TYPES + "idempotency-key-invalid"));
+        create("bad\u00e9key", orderBody("c-nokey")).then().statusCode(400);
+        String id = createOrder();
+        post(id, "pay", payBody()).then().statusCode(400).body("type", is(TYPES + "idempotency-key-missing"));
+        create("\"quoted-key-" + UUID.randomUUID() + "\"", orderBody("c-quoted")).then().statusCode(201);
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = 'c-nokey'"));
+    }
+
+    @Test
+    void shouldReplayAStoredIllegalTransitionOutcome() {
+        String id = createOrder();
+        String key = newKey();
+        Response first = postKeyed(id, "ship", shipBody(), key);
+        assertEquals(409, first.statusCode());
+        // the order becomes shippable, but the key's outcome was a 409 and stays one
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        io.orderflow.support.Callbacks.deliver(io.orderflow.support.Callbacks.success(id, AMOUNT, "EUR", "t-" + id))
+                .then().statusCode(200);
+        Response again = postKeyed(id, "ship", shipBody(), key);
+        assertEquals(409, again.statusCode());
+        assertEquals("true", again.header("Idempotent-Replayed"));
+        assertEquals(first.asString(), again.asString());
+        given().get("/orders/" + id).then().body("status", is("PAID"));
+    }
+
+    @Test
+    void shouldScopeAKeyToItsOperationAndOrder() {
+        String key = newKey();
+        String a = paidOrder();
+        String b = paidOrder();
+        postKeyed(a, "ship", shipBody(), key).then().statusCode(200).header("Idempotent-Replayed", nullValue());
+        postKeyed(b, "ship", shipBody(), key).then().statusCode(200).header("Idempotent-Replayed", nullValue());
+        postKeyed(a, "deliver", Map.of(), key).then().statusCode(200).body("status", is("DELIVERED"));
+        assertEquals(1, Sql.historyCount(b, "SHIP"));
+    }
+
+    @Test
+    void shouldAnswerARepeatFromRedisWithoutAnyDatabaseStatement() {
+        String key = newKey();
+        create(key, orderBody("c-fast")).then().statusCode(201);
+        double statements = counter("orderflow.db.statements");
+        double redisReplays = counter("orderflow.idempotency.replays", "layer", "redis");
+        create(key, orderBody("c-fast")).then().statusCode(201).header("Idempotent-Replayed", "true");
+        assertEquals(statements, counter("orderflow.db.statements"), "no SQL for a Redis-answered repeat");
+        assertEquals(redisReplays + 1, counter("orderflow.idempotency.replays", "layer", "redis"));
+    }
+
+    @Test
+    void shouldFallBackToTheDatabaseWhenRedisLostTheKey() {
+        String key = newKey();
+        Response first = create(key, orderBody("c-lost"));
+        redis.flushall();
+        double dbReplays = counter("orderflow.idempotency.replays", "layer", "database");
+        Response again = create(key, orderBody("c-lost"));
+        assertEquals(201, again.statusCode());
+        assertEquals(first.asString(), again.asString());
+        assertEquals(dbReplays + 1, counter("orderflow.idempotency.replays", "layer", "database"));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = 'c-lost'"));
+    }
+
+    @Test
+    void shouldRefuseALateRetryWhoseKeyHasExpired() {
+        String key = newKey();
+        String id = create(key, orderBody("c-late")).then().statusCode(201).extract().path("id");
+        Sql.update("update idempotency_keys set state = 'EXPIRED', expired_at = now() where idem_key = ?", key);
+        redis.flushall();
+        create(key, orderBody("c-late")).then().statusCode(422).body("type", is(TYPES + "idempotency-key-expired"));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = 'c-late'"));
+        assertEquals(id, Sql.string("select order_id::text from idempotency_keys where idem_key = ?", key));
+    }
+
+    @Test
+    void shouldExposeReplayAndConflictCountersAsMetrics() {
+        given().get("/q/metrics").then().statusCode(200)
+                .body(containsString("orderflow_idempotency_replays_total{layer=\"redis\"}"))
+                .body(containsString("orderflow_idempotency_replays_total{layer=\"database\"}"))
+                .body(containsString("orderflow_idempotency_in_flight_total"))
+                .body(containsString("orderflow_idempotency_fingerprint_mismatches_total"))
+                .body(containsString("orderflow_idempotency_redis_fallbacks_total"));
+    }
+}

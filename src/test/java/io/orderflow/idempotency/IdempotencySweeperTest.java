@@ -1,0 +1,49 @@
+package io.orderflow.idempotency;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.orderflow.support.Sql;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+class IdempotencySweeperTest {
+
+    @Inject
+    IdempotencySweeper sweeper;
+
+    private static void rows(int n, String scope, String state, String expiresAt, String expiredAt) {
+        Sql.update("insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, created_at, expires_at,"
+                + " expired_at) select ?, gen_random_uuid()::text, 'ORDERS', ?, 'f', now() - interval '60 days',"
+                + " now() + ?::interval, now() + ?::interval from generate_series(1, ?)",
+                scope, state, expiresAt, expiredAt, n);
+    }
+
+    private static long count(String scope, String state) {
+        return Sql.count("select count(*) from idempotency_keys where scope = ? and state = ?", scope, state);
+    }
+
+    @Test
+    void shouldMarkDueRowsExpiredAndPurgeOnlyAfterTheGracePeriodWithTwoSweepersAtOnce() {
+        String scope = "sweep-test " + UUID.randomUUID();
+        rows(1200, scope, "DONE", "-1 day", "0 seconds");
+        rows(30, scope, "DONE", "1 day", "0 seconds");
+        rows(30, scope, "EXPIRED", "-20 days", "-1 day");
+        rows(30, scope, "EXPIRED", "-20 days", "-8 days");
+        CompletableFuture<IdempotencySweeper.Swept> a = sweeper.sweep().subscribeAsCompletionStage();
+        CompletableFuture<IdempotencySweeper.Swept> b = sweeper.sweep().subscribeAsCompletionStage();
+        IdempotencySweeper.Swept first = a.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
+        IdempotencySweeper.Swept second = b.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
+
+        assertEquals(30, count(scope, "DONE"), "rows not yet due stay");
+        assertEquals(1200 + 30, count(scope, "EXPIRED"), "due rows are marked, recently expired ones kept");
+        assertEquals(0, Sql.count("select count(*) from idempotency_keys where scope = ? and state = 'EXPIRED'"
+                + " and expired_at < now() - interval '7 days'", scope), "rows past the grace period are purged");
+        assertTrue(first.expired() + second.expired() >= 1200, "both sweepers together marked every due row");
+        assertTrue(first.purged() + second.purged() >= 30, "and purged every row past its grace");
+    }
+}
