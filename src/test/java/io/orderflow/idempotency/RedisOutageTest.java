@@ -66,13 +66,17 @@ class RedisOutageTest {
             post(paid, "ship", shipBody()).then().statusCode(200).header("Idempotent-Replayed", "true");
             assertEquals(1, Sql.historyCount(paid, "SHIP"));
             assertTrue(counter("orderflow.idempotency.redis.fallbacks") > fallbacks, "fallbacks are counted");
-            given().get("/q/health/ready").then().statusCode(200);
+            given().get("/q/health/ready").then().statusCode(200)
+                    .body("checks.find { it.name == 'idempotency-fast-path' }.data.redis",
+                            org.hamcrest.Matchers.startsWith("degraded"));
             assertEquals(2, Sql.count("select count(*) from orders where customer_id = ?", customer));
             assertEquals(id, Sql.string("select order_id::text from idempotency_keys where idem_key = ?", during));
         } finally {
             KillableRedis.startServer();
         }
 
+        given().get("/q/health/ready").then().statusCode(200)
+                .body("checks.find { it.name == 'idempotency-fast-path' }.data.redis", org.hamcrest.Matchers.is("up"));
         String after = newKey();
         create(after, customer).then().statusCode(201);
         double redisReplays = counter("orderflow.idempotency.replays", "layer", "redis");
