@@ -5,7 +5,7 @@ package io.orderflow.idempotency;
  *
  * @param key the Idempotency-Key header as sent (null when absent)
  * @param required whether the operation refuses to run without a key
- * @param caller who is asking; keys never cross callers
+ * @param caller who is asking (a caller scope such as {@code customer:c-1}); keys never cross callers
  * @param operation method and route template, e.g. {@code POST /orders/{id}/ship}
  * @param target the resource the operation acts on (order id), empty for creations
  * @param canonicalBody the request body in canonical form, fingerprinted to catch a key reused for another request

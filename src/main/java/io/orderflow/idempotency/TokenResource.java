@@ -13,6 +13,7 @@ import java.time.Instant;
 
 /** Issues one-time submit tokens: a form gets one when it renders and sends it as its Idempotency-Key. */
 @Path("/idempotency-tokens")
+@io.quarkus.security.Authenticated
 @Produces(MediaType.APPLICATION_JSON)
 public class TokenResource {
 
@@ -30,7 +31,7 @@ public class TokenResource {
     @POST
     @APIResponses({@APIResponse(responseCode = "201"), @APIResponse(responseCode = "503")})
     public Uni<Response> issue() {
-        return tokens.issue(callers.current())
+        return tokens.issue(callers.current().scope())
                 .map(t -> Response.status(201).entity(new Issued(t.token, t.expiresAt)).build());
     }
 }

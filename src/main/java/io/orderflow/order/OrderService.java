@@ -45,8 +45,17 @@ public class OrderService {
     public record Transitioned(TransitionResult result, Reply reply) {
     }
 
-    public Uni<Order> find(UUID id) {
-        return orders.find(id).onItem().ifNull().failWith(() -> new OrderNotFoundException(id));
+    /**
+     * The order, when it exists and {@code owner} (if given) owns it. Someone else's order is answered exactly like
+     * a missing one, so its existence is not revealed.
+     */
+    public Uni<Order> find(UUID id, String owner) {
+        return orders.find(id).map(order -> {
+            if (order == null || (owner != null && !owner.equals(order.customerId()))) {
+                throw new OrderNotFoundException(id);
+            }
+            return order;
+        });
     }
 
     /** Stores a new order; with a claim, its dedup record goes into the same statement. */
@@ -71,7 +80,7 @@ public class OrderService {
 
     private Uni<Transitioned> attempt(TransitionCommand command, KeyClaim claim,
             Function<TransitionResult, Reply> render, int attempt) {
-        return find(command.orderId()).chain(order -> {
+        return find(command.orderId(), command.owner()).chain(order -> {
             boolean versionOk = command.ifMatch() == null || command.ifMatch() == order.version();
             if (!versionOk || !OrderTransitions.allows(order.status(), command.event())) {
                 return settle(command, claim, render, attempt, order, versionOk);
@@ -90,7 +99,7 @@ public class OrderService {
                     metrics.count(command.event(), Outcome.APPLIED);
                     return Uni.createFrom().item(done);
                 }
-                return find(command.orderId()).chain(current -> settle(command, claim, render, attempt, current,
+                return find(command.orderId(), null).chain(current -> settle(command, claim, render, attempt, current,
                         command.ifMatch() == null || command.ifMatch() == current.version()));
             });
         });

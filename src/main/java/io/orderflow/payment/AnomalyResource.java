@@ -3,6 +3,7 @@ package io.orderflow.payment;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -15,6 +16,7 @@ import java.util.UUID;
 import org.jboss.resteasy.reactive.RestQuery;
 
 /** Operators' list of payment anomalies: {@code {items, next}}, keyset-paged. */
+@RolesAllowed(io.orderflow.common.Callers.OPERATOR)
 @Path("/payments/anomalies")
 @Produces(MediaType.APPLICATION_JSON)
 public class AnomalyResource {

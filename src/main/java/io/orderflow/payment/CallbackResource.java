@@ -2,6 +2,7 @@ package io.orderflow.payment;
 
 import io.orderflow.common.Reply;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -14,6 +15,7 @@ import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 
 /** Provider callbacks. Authenticated by their signature only; the body is taken as raw bytes for verification. */
+@PermitAll
 @Path("/payments/{provider}/callbacks")
 public class CallbackResource {
 

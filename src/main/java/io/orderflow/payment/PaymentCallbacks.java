@@ -69,7 +69,7 @@ public class PaymentCallbacks {
     }
 
     private Uni<Reply> apply(String provider, ProviderEvent event, KeyClaim claim) {
-        return orders.find(event.order())
+        return orders.find(event.order(), null)
                 .onFailure(OrderNotFoundException.class).call(() -> anomalies.record(provider, event,
                         PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + event.orderId()))
                 .chain(order -> {
@@ -82,7 +82,7 @@ public class PaymentCallbacks {
                     }
                     TransitionCommand command = new TransitionCommand(order.id(), event.event(),
                             new EventDetails.ProviderReport(provider, event.providerTxnId()), null, provider,
-                            event.eventId());
+                            event.eventId(), null);
                     return orders.transition(command, claim, result -> ack(event, result))
                             .onFailure(IllegalTransitionException.class).call(failure -> anomalies.record(provider,
                                     event, PaymentAnomaly.Kind.STALE_EVENT, failure.getMessage()))

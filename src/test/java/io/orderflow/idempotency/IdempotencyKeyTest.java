@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
+import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -21,6 +22,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class IdempotencyKeyTest {
 
+    /** Customers are new in every run: the test database outlives runs. */
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
+
     private static final String TYPES = "https://orderflow.dev/problems/";
 
     @Inject
@@ -29,8 +33,8 @@ class IdempotencyKeyTest {
     @Inject
     RedisDataSource redis;
 
-    private static Response create(String key, Object body) {
-        return given().contentType(ContentType.JSON).header("Idempotency-Key", key).body(body).post("/orders");
+    private static Response create(String key, java.util.Map<String, Object> body) {
+        return createAs((String) body.get("customerId"), key, body);
     }
 
     private double counter(String name, String... tags) {
@@ -41,8 +45,8 @@ class IdempotencyKeyTest {
     @Test
     void shouldReplayTheFirstResponseByteForByteWhenTheKeyIsReused() {
         String key = newKey();
-        Response first = create(key, orderBody("c-replay"));
-        Response again = create(key, orderBody("c-replay"));
+        Response first = create(key, orderBody(("c-replay-" + run)));
+        Response again = create(key, orderBody(("c-replay-" + run)));
         assertEquals(201, again.statusCode());
         assertEquals("true", again.header("Idempotent-Replayed"));
         assertEquals(first.header("Location"), again.header("Location"));
@@ -54,25 +58,25 @@ class IdempotencyKeyTest {
     @Test
     void shouldRefuseTheSameKeyWithADifferentBody() {
         String key = newKey();
-        create(key, orderBody("c-a")).then().statusCode(201);
+        create(key, orderBody(("c-a-" + run))).then().statusCode(201);
         double before = counter("orderflow.idempotency.fingerprint.mismatches");
-        create(key, orderBody("c-b")).then().statusCode(422).contentType("application/problem+json")
+        create(key, orderBody(("c-b-" + run))).then().statusCode(422).contentType("application/problem+json")
                 .body("type", is(TYPES + "idempotency-key-reused"));
         assertEquals(before + 1, counter("orderflow.idempotency.fingerprint.mismatches"));
-        assertEquals(0, Sql.count("select count(*) from orders where customer_id = 'c-b'"));
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", "c-b-" + run));
     }
 
     @Test
     void shouldRequireAWellFormedKeyOnCreateAndPay() {
-        given().contentType(ContentType.JSON).body(orderBody("c-nokey")).post("/orders").then().statusCode(400)
+        Auth.customer(("c-nokey-" + run)).contentType(ContentType.JSON).body(orderBody(("c-nokey-" + run))).post("/orders").then().statusCode(400)
                 .body("type", is(TYPES + "idempotency-key-missing"));
-        create("x".repeat(256), orderBody("c-nokey")).then().statusCode(400)
+        create("x".repeat(256), orderBody(("c-nokey-" + run))).then().statusCode(400)
                 .body("type", is(TYPES + "idempotency-key-invalid"));
-        create("bad\u00e9key", orderBody("c-nokey")).then().statusCode(400);
+        create("bad\u00e9key", orderBody(("c-nokey-" + run))).then().statusCode(400);
         String id = createOrder();
         post(id, "pay", payBody()).then().statusCode(400).body("type", is(TYPES + "idempotency-key-missing"));
-        create("\"quoted-key-" + UUID.randomUUID() + "\"", orderBody("c-quoted")).then().statusCode(201);
-        assertEquals(0, Sql.count("select count(*) from orders where customer_id = 'c-nokey'"));
+        create("\"quoted-key-" + UUID.randomUUID() + "\"", orderBody(("c-quoted-" + run))).then().statusCode(201);
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", "c-nokey-" + run));
     }
 
     @Test
@@ -89,7 +93,7 @@ class IdempotencyKeyTest {
         assertEquals(409, again.statusCode());
         assertEquals("true", again.header("Idempotent-Replayed"));
         assertEquals(first.asString(), again.asString());
-        given().get("/orders/" + id).then().body("status", is("PAID"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
     }
 
     @Test
@@ -106,10 +110,10 @@ class IdempotencyKeyTest {
     @Test
     void shouldAnswerARepeatFromRedisWithoutAnyDatabaseStatement() {
         String key = newKey();
-        create(key, orderBody("c-fast")).then().statusCode(201);
+        create(key, orderBody(("c-fast-" + run))).then().statusCode(201);
         double statements = counter("orderflow.db.statements");
         double redisReplays = counter("orderflow.idempotency.replays", "layer", "redis");
-        create(key, orderBody("c-fast")).then().statusCode(201).header("Idempotent-Replayed", "true");
+        create(key, orderBody(("c-fast-" + run))).then().statusCode(201).header("Idempotent-Replayed", "true");
         assertEquals(statements, counter("orderflow.db.statements"), "no SQL for a Redis-answered repeat");
         assertEquals(redisReplays + 1, counter("orderflow.idempotency.replays", "layer", "redis"));
     }
@@ -117,24 +121,24 @@ class IdempotencyKeyTest {
     @Test
     void shouldFallBackToTheDatabaseWhenRedisLostTheKey() {
         String key = newKey();
-        Response first = create(key, orderBody("c-lost"));
+        Response first = create(key, orderBody(("c-lost-" + run)));
         redis.flushall();
         double dbReplays = counter("orderflow.idempotency.replays", "layer", "database");
-        Response again = create(key, orderBody("c-lost"));
+        Response again = create(key, orderBody(("c-lost-" + run)));
         assertEquals(201, again.statusCode());
         assertEquals(first.asString(), again.asString());
         assertEquals(dbReplays + 1, counter("orderflow.idempotency.replays", "layer", "database"));
-        assertEquals(1, Sql.count("select count(*) from orders where customer_id = 'c-lost'"));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", ("c-lost-" + run)));
     }
 
     @Test
     void shouldRefuseALateRetryWhoseKeyHasExpired() {
         String key = newKey();
-        String id = create(key, orderBody("c-late")).then().statusCode(201).extract().path("id");
+        String id = create(key, orderBody(("c-late-" + run))).then().statusCode(201).extract().path("id");
         Sql.update("update idempotency_keys set state = 'EXPIRED', expired_at = now() where idem_key = ?", key);
         redis.flushall();
-        create(key, orderBody("c-late")).then().statusCode(422).body("type", is(TYPES + "idempotency-key-expired"));
-        assertEquals(1, Sql.count("select count(*) from orders where customer_id = 'c-late'"));
+        create(key, orderBody(("c-late-" + run))).then().statusCode(422).body("type", is(TYPES + "idempotency-key-expired"));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", "c-late-" + run));
         assertEquals(id, Sql.string("select order_id::text from idempotency_keys where idem_key = ?", key));
     }
 
@@ -146,5 +150,16 @@ class IdempotencyKeyTest {
                 .body(containsString("orderflow_idempotency_in_flight_total"))
                 .body(containsString("orderflow_idempotency_fingerprint_mismatches_total"))
                 .body(containsString("orderflow_idempotency_redis_fallbacks_total"));
+    }
+
+    @Test
+    void shouldNeverShowOneCallersStoredResponseToAnotherCallerUsingTheSameKey() {
+        String key = newKey();
+        Response first = createAs(("c-alice-" + run), key, orderBody(("c-alice-" + run)));
+        Response other = createAs(("c-bob-" + run), key, orderBody(("c-bob-" + run)));
+        assertEquals(201, other.statusCode());
+        assertEquals(null, other.header("Idempotent-Replayed"));
+        org.junit.jupiter.api.Assertions.assertNotEquals((String) first.path("id"), other.path("id"));
+        assertEquals(("c-bob-" + run), other.path("customerId"));
     }
 }

@@ -6,36 +6,41 @@ import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.support.Sql;
+import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
 class OneTimeTokenTest {
 
+    /** Customers are new in every run: the test database outlives runs. */
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
+
     private static final String TYPES = "https://orderflow.dev/problems/";
 
-    private static String token() {
-        return given().post("/idempotency-tokens").then().statusCode(201)
+    private static String token(String customer) {
+        return Auth.customer(customer).post("/idempotency-tokens").then().statusCode(201)
                 .body("token", startsWith("tok_"), "expiresAt", notNullValue()).extract().path("token");
     }
 
     @Test
     void shouldConsumeATokenOnceAndReplayItsRequest() {
-        String token = token();
-        String id = given().contentType(ContentType.JSON).header("Idempotency-Key", token)
-                .body(orderBody("c-token")).post("/orders").then().statusCode(201).extract().path("id");
-        given().contentType(ContentType.JSON).header("Idempotency-Key", token).body(orderBody("c-token"))
+        String token = token(("c-token-" + run));
+        String id = Auth.customer(("c-token-" + run)).contentType(ContentType.JSON).header("Idempotency-Key", token)
+                .body(orderBody(("c-token-" + run))).post("/orders").then().statusCode(201).extract().path("id");
+        Auth.customer(("c-token-" + run)).contentType(ContentType.JSON).header("Idempotency-Key", token).body(orderBody(("c-token-" + run)))
                 .post("/orders").then().statusCode(201).header("Idempotent-Replayed", "true").body("id", is(id));
-        assertEquals(1, Sql.count("select count(*) from orders where customer_id = 'c-token'"));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", "c-token-" + run));
         assertEquals("POST /orders", Sql.string(
-                "select substring(consumed_scope from 'anonymous (POST /orders) ') from submit_tokens where token = ?",
+                "select substring(consumed_scope from 'customer:[^ ]+ (POST /orders) ') from submit_tokens where token = ?",
                 token));
     }
 
     @Test
     void shouldRefuseATokenUsedForAnotherRequest() {
-        String token = token();
+        String token = Auth.operator().post("/idempotency-tokens").then().statusCode(201).extract().path("token");
         String id = createOrder();
         postKeyed(id, "cancel", java.util.Map.of("reason", "x"), token).then().statusCode(200);
         postKeyed(createOrder(), "cancel", java.util.Map.of("reason", "x"), token).then().statusCode(422)
@@ -44,12 +49,12 @@ class OneTimeTokenTest {
 
     @Test
     void shouldRefuseUnknownAndExpiredTokens() {
-        given().contentType(ContentType.JSON).header("Idempotency-Key", "tok_unknown").body(orderBody("c-tok-x"))
+        Auth.customer(("c-tok-x-" + run)).contentType(ContentType.JSON).header("Idempotency-Key", "tok_unknown").body(orderBody(("c-tok-x-" + run)))
                 .post("/orders").then().statusCode(422).body("type", is(TYPES + "token-invalid"));
-        String token = token();
+        String token = token(("c-tok-x-" + run));
         Sql.update("update submit_tokens set expires_at = now() - interval '1 second' where token = ?", token);
-        given().contentType(ContentType.JSON).header("Idempotency-Key", token).body(orderBody("c-tok-x"))
+        Auth.customer(("c-tok-x-" + run)).contentType(ContentType.JSON).header("Idempotency-Key", token).body(orderBody(("c-tok-x-" + run)))
                 .post("/orders").then().statusCode(422);
-        assertEquals(0, Sql.count("select count(*) from orders where customer_id = 'c-tok-x'"));
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", "c-tok-x-" + run));
     }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.KillableRedis;
 import io.orderflow.support.Sql;
+import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -40,7 +41,7 @@ class RedisOutageTest {
     }
 
     private static Response create(String key, String customer) {
-        return given().contentType(ContentType.JSON).header("Idempotency-Key", key).body(orderBody(customer))
+        return Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key).body(orderBody(customer))
                 .post("/orders");
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
+import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import java.util.List;
@@ -45,7 +46,7 @@ class ConcurrentTransitionsTest {
         for (Result r : results) {
             assertEquals(r.action().equals(winner) ? 200 : 409, r.status(), r.action() + " after " + winner + " won");
         }
-        String status = given().get("/orders/" + id).path("status");
+        String status = Auth.operator().get("/orders/" + id).path("status");
         assertEquals(winner.equals("ship") ? "SHIPPED" : "REFUND_PENDING", status);
     }
 
@@ -53,7 +54,7 @@ class ConcurrentTransitionsTest {
     void shouldCreateOneOrderFrom50ConcurrentCreatesWithOneKey() {
         String key = newKey();
         String customer = "c-" + UUID.randomUUID();
-        List<io.restassured.response.Response> responses = Parallel.run(50, i -> given().contentType(ContentType.JSON)
+        List<io.restassured.response.Response> responses = Parallel.run(50, i -> Auth.customer(customer).contentType(ContentType.JSON)
                 .header("Idempotency-Key", key).body(orderBody(customer)).post("/orders"));
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
         String id = Sql.string("select id::text from orders where customer_id = ?", customer);
@@ -66,7 +67,7 @@ class ConcurrentTransitionsTest {
                 assertTrue(r.header("Retry-After") != null);
             }
         }
-        var replay = given().contentType(ContentType.JSON).header("Idempotency-Key", key).body(orderBody(customer))
+        var replay = Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key).body(orderBody(customer))
                 .post("/orders");
         assertEquals(201, replay.statusCode());
         assertEquals("true", replay.header("Idempotent-Replayed"));

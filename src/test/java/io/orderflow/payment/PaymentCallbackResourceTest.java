@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
+import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import java.time.Instant;
@@ -55,7 +56,7 @@ class PaymentCallbackResourceTest {
         assertEquals(200, again.statusCode());
         assertEquals("true", again.header("Idempotent-Replayed"));
         assertEquals(first, again.asString(), "the stored first response, byte for byte");
-        given().get("/orders/" + id + "/transitions").then()
+        Auth.operator().get("/orders/" + id + "/transitions").then()
                 .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("mockpay"));
         assertEquals(body.substring(12, 48), Sql.string(
                 "select request_key from order_transitions where order_id = ? and event = 'PAYMENT_SUCCEEDED'",
@@ -85,7 +86,7 @@ class PaymentCallbackResourceTest {
         deliverSigned(body, "t=" + now + ",v1=zz").then().statusCode(400);
         String tampered = body.replace("\"amount\":" + AMOUNT, "\"amount\":1");
         deliverSigned(tampered, signature(SECRET, now, body)).then().statusCode(401);
-        given().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
         assertEquals(0, Sql.count("select count(*) from idempotency_keys where scope like 'provider:%' and order_id = ?",
                 UUID.fromString(id)));
     }
@@ -115,9 +116,9 @@ class PaymentCallbackResourceTest {
                 .statusCode(422);
         // the redelivery gets the stored 422 again, and the anomaly is not recorded twice
         deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT + 1, "EUR", "txn-m")).then().statusCode(422);
-        given().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
         assertEquals(2, anomalies(id, "amount-mismatch"));
-        given().queryParam("limit", 100).get("/payments/anomalies").then().statusCode(200)
+        Auth.operator().queryParam("limit", 100).get("/payments/anomalies").then().statusCode(200)
                 .body("items.findAll { it.orderId == '" + id + "' }.kind", everyItem(is("amount-mismatch")))
                 .body("items[0]", hasKey("detail"));
     }
@@ -141,7 +142,7 @@ class PaymentCallbackResourceTest {
         deliver(success(id, AMOUNT, "EUR", "txn-late")).then().statusCode(200).body("status", is("REFUND_PENDING"));
         deliver(event(UUID.randomUUID().toString(), "REFUND_SUCCEEDED", id, AMOUNT, "EUR", "txn-late")).then()
                 .statusCode(200).body("status", is("REFUNDED"));
-        given().get("/orders/" + id).then().body("status", is("REFUNDED"), "payment.refundedAt", notNullValue());
+        Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"), "payment.refundedAt", notNullValue());
     }
 
     @Test
@@ -159,7 +160,7 @@ class PaymentCallbackResourceTest {
         deliver(success(id, AMOUNT, "EUR", "txn-ok")).then().statusCode(200);
         deliver(event(UUID.randomUUID().toString(), "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-ok")).then()
                 .statusCode(409).body("type", is(TYPES + "illegal-transition"));
-        given().get("/orders/" + id).then().body("status", is("PAID"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
         assertEquals(1, anomalies(id, "stale-event"));
     }
 

@@ -61,6 +61,21 @@ public class ProblemMapper {
         return toReply(failure).toResponse();
     }
 
+    @ServerExceptionMapper
+    public Response mapAuthentication(io.quarkus.security.AuthenticationFailedException failure) {
+        return toReply(failure).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response mapUnauthorized(io.quarkus.security.UnauthorizedException failure) {
+        return toReply(failure).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response mapForbidden(io.quarkus.security.ForbiddenException failure) {
+        return toReply(failure).toResponse();
+    }
+
     public Reply toReply(Throwable failure) {
         Throwable cause = unwrap(failure);
         Problem problem = toProblem(cause);
@@ -73,6 +88,9 @@ public class ProblemMapper {
 
     public Reply toReply(Problem problem, String retryAfter) {
         Map<String, String> headers = retryAfter == null ? Map.of() : Map.of("Retry-After", retryAfter);
+        if (problem.status() == 401 && problem.type().equals(ProblemType.UNAUTHORIZED.uri())) {
+            headers = Map.of("WWW-Authenticate", "Bearer");
+        }
         return new Reply(problem.status(), Problem.MEDIA_TYPE, headers, render(problem));
     }
 
@@ -80,6 +98,14 @@ public class ProblemMapper {
         Throwable cause = unwrap(failure);
         if (cause instanceof ProblemException pe) {
             return pe.problem();
+        }
+        if (cause instanceof io.quarkus.security.AuthenticationFailedException
+                || cause instanceof io.quarkus.security.UnauthorizedException) {
+            return Problem.of(ProblemType.UNAUTHORIZED, "Send a valid, unexpired bearer token");
+        }
+        if (cause instanceof io.quarkus.security.ForbiddenException) {
+            return Problem.of(ProblemType.FORBIDDEN, cause.getMessage() == null || cause.getMessage().isBlank()
+                    ? "Your role does not allow this operation" : cause.getMessage());
         }
         if (cause instanceof IllegalTransitionException it) {
             return Problem.of(ProblemType.ILLEGAL_TRANSITION, it.getMessage())

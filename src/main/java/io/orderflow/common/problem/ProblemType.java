@@ -13,6 +13,8 @@ public enum ProblemType {
     IDEMPOTENCY_KEY_INVALID("idempotency-key-invalid", "The Idempotency-Key header is malformed", 400),
     SIGNATURE_MISSING("signature-missing", "The Payment-Signature header is missing or garbled", 400),
     SIGNATURE_INVALID("signature-invalid", "The callback's signature does not verify", 401),
+    UNAUTHORIZED("unauthorized", "A valid bearer token is required", 401),
+    FORBIDDEN("forbidden", "Your role does not allow this", 403),
     NOT_FOUND("not-found", "No such resource", 404),
     METHOD_NOT_ALLOWED("method-not-allowed", "Method not allowed", 405),
     NOT_ACCEPTABLE("not-acceptable", "No acceptable representation", 406),

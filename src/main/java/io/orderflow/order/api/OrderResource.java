@@ -19,6 +19,7 @@ import io.orderflow.order.domain.OrderNotFoundException;
 import io.orderflow.order.domain.OrderStatus;
 import io.orderflow.order.persistence.OrderRepository;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -38,6 +39,7 @@ import org.jboss.resteasy.reactive.RestQuery;
 /** The order API. Every POST goes through the idempotency gate and, for moves, the one transition path. */
 @Path("/orders")
 @Produces(MediaType.APPLICATION_JSON)
+@RolesAllowed({ Callers.CUSTOMER, Callers.OPERATOR })
 public class OrderResource {
 
     static final int DEFAULT_PAGE = 20;
@@ -64,12 +66,18 @@ public class OrderResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Callers.CUSTOMER)
     @APIResponses({@APIResponse(responseCode = "201"), @APIResponse(responseCode = "400"), @APIResponse(responseCode = "409"), @APIResponse(responseCode = "415"), @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503")})
     public Uni<Response> create(@RestHeader(IdempotencyKeys.HEADER) String key, OrderRequests.CreateOrder body) {
         OrderRequests.CreateOrder request = required(body);
-        Order order = Order.create(Ids.uuidV7(clock), request.customerId(), request.currency(),
-                request.lineItems(), times.now());
-        KeyedRequest keyed = new KeyedRequest(key, true, callers.current(), "POST /orders", "",
+        Callers.Caller caller = callers.current();
+        String customerId = request.customerId() == null ? caller.name() : request.customerId();
+        if (!customerId.equals(caller.name())) {
+            throw ProblemException.of(ProblemType.FORBIDDEN, "Customers create orders for themselves only");
+        }
+        Order order = Order.create(Ids.uuidV7(clock), customerId, request.currency(), request.lineItems(),
+                times.now());
+        KeyedRequest keyed = new KeyedRequest(key, true, caller.scope(), "POST /orders", "",
                 replies.canonical(request), Tier.ORDERS);
         return gate.execute(keyed, claim -> service.create(order, claim, replies::created)).map(Reply::toResponse);
     }
@@ -78,7 +86,7 @@ public class OrderResource {
     @Path("{id}")
     @APIResponses({@APIResponse(responseCode = "200"), @APIResponse(responseCode = "404")})
     public Uni<Response> get(@RestPath String id) {
-        return service.find(orderId(id)).map(order -> replies.ok(order).toResponse());
+        return service.find(orderId(id), callers.current().owner()).map(order -> replies.ok(order).toResponse());
     }
 
     @GET
@@ -90,8 +98,13 @@ public class OrderResource {
             throw ProblemException.of(ProblemType.INVALID_REQUEST, "limit must be between 1 and " + MAX_PAGE);
         }
         OrderStatus wanted = status == null ? null : parse(OrderStatus.class, status, "status");
+        String owner = callers.current().owner();
+        if (owner != null && customerId != null && !customerId.equals(owner)) {
+            throw ProblemException.of(ProblemType.FORBIDDEN, "Customers list their own orders only");
+        }
+        String customer = owner != null ? owner : customerId;
         UUID from = after == null ? null : uuid(after, "after");
-        return orders.page(customerId, wanted, from, size).map(page -> new OrderPage(
+        return orders.page(customer, wanted, from, size).map(page -> new OrderPage(
                 page.stream().map(OrderView::of).toList(),
                 page.size() == size ? page.get(page.size() - 1).id() : null));
     }
@@ -101,13 +114,14 @@ public class OrderResource {
     @APIResponses({@APIResponse(responseCode = "200"), @APIResponse(responseCode = "404")})
     public Uni<List<TransitionView>> transitions(@RestPath String id) {
         UUID orderId = orderId(id);
-        return service.find(orderId).chain(order -> orders.history(orderId))
+        return service.find(orderId, callers.current().owner()).chain(order -> orders.history(orderId))
                 .map(history -> history.stream().map(TransitionView::of).toList());
     }
 
     @POST
     @Path("{id}/pay")
     @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Callers.CUSTOMER)
     @APIResponses({@APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"), @APIResponse(responseCode = "404"), @APIResponse(responseCode = "409"), @APIResponse(responseCode = "412"), @APIResponse(responseCode = "415"), @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503")})
     public Uni<Response> pay(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Pay body) {
@@ -119,6 +133,7 @@ public class OrderResource {
     @POST
     @Path("{id}/ship")
     @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Callers.OPERATOR)
     @APIResponses({@APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"), @APIResponse(responseCode = "404"), @APIResponse(responseCode = "409"), @APIResponse(responseCode = "412"), @APIResponse(responseCode = "415"), @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503")})
     public Uni<Response> ship(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Ship body) {
@@ -130,6 +145,7 @@ public class OrderResource {
     @POST
     @Path("{id}/deliver")
     @Consumes(MediaType.APPLICATION_JSON)
+    @RolesAllowed(Callers.OPERATOR)
     @APIResponses({@APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"), @APIResponse(responseCode = "404"), @APIResponse(responseCode = "409"), @APIResponse(responseCode = "412"), @APIResponse(responseCode = "415"), @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503")})
     public Uni<Response> deliver(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Deliver body) {
@@ -152,12 +168,13 @@ public class OrderResource {
             EventDetails details, Object request, Tier tier) {
         UUID orderId = orderId(id);
         Long version = IfMatch.version(ifMatch);
+        Callers.Caller caller = callers.current();
         String operation = "POST /orders/{id}/" + event.name().toLowerCase();
-        KeyedRequest keyed = new KeyedRequest(key, keyRequired, callers.current(), operation, orderId.toString(),
+        KeyedRequest keyed = new KeyedRequest(key, keyRequired, caller.scope(), operation, orderId.toString(),
                 replies.canonical(request), tier);
         return gate.execute(keyed, claim -> service.transition(
                 new TransitionCommand(orderId, event, details, version, TransitionCommand.API,
-                        claim == null ? null : claim.requestKey()),
+                        claim == null ? null : claim.requestKey(), caller.owner()),
                 claim, result -> replies.ok(result.order())).map(OrderService.Transitioned::reply))
                 .map(Reply::toResponse);
     }

@@ -16,6 +16,7 @@ import java.util.List;
 import org.jboss.resteasy.reactive.RestQuery;
 
 /** Publishes the transition table, as JSON or as a Mermaid state diagram; both are generated from the table. */
+@io.quarkus.security.Authenticated
 @Path("/state-machine")
 public class StateMachineResource {
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.orderflow.support.LocalServices;
 import io.orderflow.support.Sql;
 import io.quarkus.test.common.QuarkusTestResource;
+import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import java.util.List;
@@ -25,7 +26,7 @@ class OrderResourceTest {
     @Test
     void shouldCreateAnOrderWithLocationEtagAndTheSummedAmount() {
         String customer = "cust-" + UUID.randomUUID();
-        String id = given().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        String id = Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
                 .body(orderBody(customer))
                 .when().post("/orders")
                 .then().statusCode(201)
@@ -34,13 +35,13 @@ class OrderResourceTest {
                         "customerId", is(customer), "currency", is("EUR"), "items", hasSize(2))
                 .extract().path("id");
         assertEquals(7, UUID.fromString(id).version(), "ids are time-ordered UUIDv7");
-        given().get("/orders/" + id).then().statusCode(200).header("ETag", "\"0\"").body("id", is(id));
+        Auth.operator().get("/orders/" + id).then().statusCode(200).header("ETag", "\"0\"").body("id", is(id));
         assertEquals(1, Sql.count("select count(*) from orders where id = ?", UUID.fromString(id)));
     }
 
     @Test
     void shouldAnswerLocationPointingAtTheNewOrder() {
-        var response = given().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        var response = Auth.customer("c1").contentType(ContentType.JSON).header("Idempotency-Key", newKey())
                 .body(orderBody("c1")).post("/orders");
         assertEquals("/orders/" + response.path("id"), response.header("Location"));
     }
@@ -51,7 +52,7 @@ class OrderResourceTest {
         post(id, "ship", shipBody()).then().statusCode(200).body("status", is("SHIPPED"),
                 "shipment.carrier", is("DHL"), "shipment.trackingNumber", is("JD0001"));
         post(id, "deliver", Map.of()).then().statusCode(200).body("status", is("DELIVERED"), "version", is(4));
-        given().get("/orders/" + id + "/transitions").then().statusCode(200)
+        Auth.operator().get("/orders/" + id + "/transitions").then().statusCode(200)
                 .body("event", contains("PAY", "PAYMENT_SUCCEEDED", "SHIP", "DELIVER"))
                 .body("seq", contains(1, 2, 3, 4))
                 .body("source", contains("api", "mockpay", "api", "api"))
@@ -65,7 +66,7 @@ class OrderResourceTest {
                 .body("type", is(TYPES + "illegal-transition"), "status", is(409),
                         "currentStatus", is("CREATED"), "event", is("SHIP"),
                         "allowedEvents", containsInAnyOrder("PAY", "PAYMENT_SUCCEEDED", "CANCEL"));
-        given().get("/orders/" + id).then().body("status", is("CREATED"), "version", is(0));
+        Auth.operator().get("/orders/" + id).then().body("status", is("CREATED"), "version", is(0));
         assertEquals(0, Sql.historyCount(id, "SHIP"));
     }
 
@@ -94,20 +95,20 @@ class OrderResourceTest {
     void shouldRefuseAStaleIfMatchWith412AndChangeNothing() {
         String id = paidOrder();
         post(id, "ship", shipBody()).then().statusCode(200);
-        given().contentType(ContentType.JSON).header("If-Match", "\"2\"").body(Map.of())
+        Auth.operator().contentType(ContentType.JSON).header("If-Match", "\"2\"").body(Map.of())
                 .post("/orders/" + id + "/deliver")
                 .then().statusCode(412).contentType(PROBLEM).body("type", is(TYPES + "version-mismatch"),
                         "currentVersion", is(3));
-        given().get("/orders/" + id).then().body("status", is("SHIPPED"));
-        given().contentType(ContentType.JSON).header("If-Match", "\"3\"").body(Map.of())
+        Auth.operator().get("/orders/" + id).then().body("status", is("SHIPPED"));
+        Auth.operator().contentType(ContentType.JSON).header("If-Match", "\"3\"").body(Map.of())
                 .post("/orders/" + id + "/deliver").then().statusCode(200).header("ETag", "\"4\"");
     }
 
     @Test
     void shouldAnswer404ForUnknownAndMalformedOrderIds() {
-        given().get("/orders/" + UUID.randomUUID()).then().statusCode(404).contentType(PROBLEM)
+        Auth.operator().get("/orders/" + UUID.randomUUID()).then().statusCode(404).contentType(PROBLEM)
                 .body("type", is(TYPES + "not-found"));
-        given().get("/orders/not-a-uuid").then().statusCode(404).contentType(PROBLEM);
+        Auth.operator().get("/orders/not-a-uuid").then().statusCode(404).contentType(PROBLEM);
         post(UUID.randomUUID().toString(), "ship", shipBody()).then().statusCode(404)
                 .body("type", is(TYPES + "not-found"));
     }
@@ -116,7 +117,7 @@ class OrderResourceTest {
     void shouldRefuseBadOrdersWithProblemDetailsAndStoreNothing() {
         long before = Sql.count("select count(*) from orders");
         List<Object> bad = List.of(
-                Map.of("currency", "EUR", "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))),
+                Map.of("customerId", "c", "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))),
                 Map.of("customerId", "c", "currency", "EUR", "items", List.of()),
                 Map.of("customerId", "c", "currency", "EUR",
                         "items", List.of(Map.of("sku", "A", "quantity", 0, "unitPrice", 1))),
@@ -138,7 +139,7 @@ class OrderResourceTest {
                 Map.of("customerId", "c", "currency", "EUR", "amount", 1,
                         "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))));
         for (Object body : bad) {
-            given().contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(body)
+            Auth.customer("c").contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(body)
                     .post("/orders")
                     .then().statusCode(400).contentType(PROBLEM).body("status", is(400),
                             "type", startsWith(TYPES), "detail", notNullValue());
@@ -148,16 +149,16 @@ class OrderResourceTest {
 
     @Test
     void shouldRefuseMalformedJsonAndWrongContentTypeWithProblemDetails() {
-        given().contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body("{\"customerId\": ")
+        Auth.customer("c").contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body("{\"customerId\": ")
                 .post("/orders").then().statusCode(400).contentType(PROBLEM)
                 .body("type", is(TYPES + "malformed-body"), "detail", not(containsString("Exception")));
-        given().contentType(ContentType.TEXT).header("Idempotency-Key", newKey()).body("hello")
+        Auth.customer("c").contentType(ContentType.TEXT).header("Idempotency-Key", newKey()).body("hello")
                 .post("/orders").then().statusCode(415).contentType(PROBLEM)
                 .body("type", is(TYPES + "unsupported-media-type"));
-        given().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        Auth.customer("c").contentType(ContentType.JSON).header("Idempotency-Key", newKey())
                 .body("{\"customerId\":\"c\",\"currency\":\"EUR\",\"items\":[{\"sku\":\"A\",\"quantity\":\"many\"}]}")
                 .post("/orders").then().statusCode(400).contentType(PROBLEM);
-        given().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        Auth.customer("c").contentType(ContentType.JSON).header("Idempotency-Key", newKey())
                 .body("{\"customerId\":\"c\",\"currency\":\"EUR\",\"items\":[{\"sku\":\"A\",\"quantity\":1,"
                         + "\"unitPrice\":99999999999999999999999}]}")
                 .post("/orders").then().statusCode(400).contentType(PROBLEM);
@@ -167,26 +168,26 @@ class OrderResourceTest {
     void shouldPageOrdersOfACustomerByKeyset() {
         String customer = "pager-" + UUID.randomUUID();
         List<String> ids = List.of(createOrder(customer), createOrder(customer), createOrder(customer));
-        var first = given().queryParam("customerId", customer).queryParam("limit", 2).get("/orders")
+        var first = Auth.customer(customer).queryParam("customerId", customer).queryParam("limit", 2).get("/orders")
                 .then().statusCode(200).body("items", hasSize(2)).extract();
         assertEquals(ids.subList(0, 2), first.path("items.id"));
         String next = first.path("next");
-        given().queryParam("customerId", customer).queryParam("limit", 2).queryParam("after", next).get("/orders")
+        Auth.operator().queryParam("customerId", customer).queryParam("limit", 2).queryParam("after", next).get("/orders")
                 .then().statusCode(200).body("items.id", contains(ids.get(2))).body("next", nullValue());
-        given().queryParam("customerId", customer).queryParam("status", "CREATED").get("/orders")
+        Auth.customer(customer).queryParam("status", "CREATED").get("/orders")
                 .then().body("items", hasSize(3));
-        given().queryParam("limit", 101).get("/orders").then().statusCode(400).contentType(PROBLEM);
-        given().queryParam("status", "LOST").get("/orders").then().statusCode(400).contentType(PROBLEM);
-        given().queryParam("after", "x").get("/orders").then().statusCode(400).contentType(PROBLEM);
+        Auth.operator().queryParam("limit", 101).get("/orders").then().statusCode(400).contentType(PROBLEM);
+        Auth.operator().queryParam("status", "LOST").get("/orders").then().statusCode(400).contentType(PROBLEM);
+        Auth.operator().queryParam("after", "x").get("/orders").then().statusCode(400).contentType(PROBLEM);
     }
 
     @Test
     void shouldServeTheTransitionTableAsJsonAndMermaid() {
-        given().get("/state-machine").then().statusCode(200)
+        Auth.operator().get("/state-machine").then().statusCode(200)
                 .body("states", hasSize(8))
                 .body("transitions.find { it.event == 'CANCEL' && it.to == 'REFUND_PENDING' }.from", contains("PAID"))
                 .body("transitions.find { it.event == 'SHIP' }.from", contains("PAID"));
-        String mermaid = given().queryParam("format", "mermaid").get("/state-machine")
+        String mermaid = Auth.operator().queryParam("format", "mermaid").get("/state-machine")
                 .then().statusCode(200).contentType(ContentType.TEXT).extract().asString();
         org.junit.jupiter.api.Assertions.assertTrue(mermaid.startsWith("stateDiagram-v2"));
         org.junit.jupiter.api.Assertions.assertTrue(mermaid.contains("PAID --> SHIPPED: SHIP"));

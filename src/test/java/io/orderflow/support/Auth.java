@@ -1,0 +1,49 @@
+package io.orderflow.support;
+
+import static io.restassured.RestAssured.given;
+
+import io.restassured.specification.RequestSpecification;
+import io.smallrye.jwt.build.Jwt;
+import io.smallrye.jwt.util.KeyUtils;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+
+/** Mints bearer tokens with the dev key pair (which the test profile trusts) and starts requests carrying them. */
+public final class Auth {
+
+    public static final String ISSUER = "https://orderflow.dev/dev-issuer";
+    private static final PrivateKey KEY = load();
+
+    private Auth() {
+    }
+
+    public static String token(String role, String subject, Instant expiresAt) {
+        return Jwt.issuer(ISSUER).subject(subject).upn(subject).groups(Set.of(role))
+                .issuedAt(Instant.now()).expiresAt(expiresAt).sign(KEY);
+    }
+
+    public static String token(String role, String subject) {
+        return token(role, subject, Instant.now().plus(Duration.ofHours(1)));
+    }
+
+    public static RequestSpecification customer(String customerId) {
+        return given().auth().oauth2(token("customer", customerId));
+    }
+
+    public static RequestSpecification operator() {
+        return given().auth().oauth2(token("operator", "ops-1"));
+    }
+
+    private static PrivateKey load() {
+        try {
+            return KeyUtils.decodePrivateKey(Files.readString(Path.of("dev/jwt/privateKey.pem")));
+        } catch (IOException | java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("the dev key pair lives in dev/jwt", e);
+        }
+    }
+}
