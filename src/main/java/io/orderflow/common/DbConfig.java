@@ -1,0 +1,18 @@
+package io.orderflow.common;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/** Bounds on the service's use of PostgreSQL, so overload answers a fast 503 instead of growing a queue. */
+@ConfigMapping(prefix = "orders.database")
+public interface DbConfig {
+
+    /** Statements allowed in flight (running or waiting for a pooled connection); beyond it requests are shed. */
+    @WithDefault("256")
+    int maxPending();
+
+    /** Longest wait for one statement's answer; past it the request fails with 503 and may be retried. */
+    @WithDefault("5s")
+    Duration statementTimeout();
+}

@@ -1,0 +1,187 @@
+package io.orderflow.faults;
+
+import static io.orderflow.support.OrderMother.*;
+import static org.hamcrest.Matchers.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.orderflow.support.Auth;
+import io.orderflow.support.FaultProxies;
+import io.orderflow.support.Sql;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Real network faults between the service and its dependencies, through TCP proxies: PostgreSQL unreachable, a
+ * statement cut before it committed, a commit whose reply was lost, Redis hanging. Each case ends with the same
+ * promise: every key has exactly one effect, and a retry gets the answer the first request earned.
+ */
+@QuarkusTest
+@TestProfile(FaultInjectionTest.Proxied.class)
+class FaultInjectionTest {
+
+    public static class Proxied implements QuarkusTestProfile {
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(FaultProxies.class));
+        }
+    }
+
+    @Inject
+    RedisDataSource redis;
+
+    @AfterEach
+    void restore() {
+        if (!FaultProxies.postgres.isOpen()) {
+            FaultProxies.postgres.open();
+        }
+        if (FaultProxies.postgres.isFrozen()) {
+            FaultProxies.postgres.unfreeze();
+        }
+        if (FaultProxies.redis.isFrozen()) {
+            FaultProxies.redis.unfreeze();
+        }
+    }
+
+    @Test
+    void shouldAnswer503WriteNothingAndReleaseTheRedisMarkerWhilePostgresIsDownThenSucceedOnce() {
+        String customer = newCustomer();
+        String key = newKey();
+        FaultProxies.postgres.close();
+        Response down = createAs(customer, key, orderBody(customer));
+        assertEquals(503, down.statusCode(), down.asString());
+        assertEquals("https://orderflow.dev/problems/service-unavailable", down.path("type"));
+        assertEquals("1", down.header("Retry-After"));
+        assertTrue(redis.key().keys("idem:*:" + key).isEmpty(), "the in-flight marker was released");
+        assertEquals(0, Sql.count("select count(*) from idempotency_keys where idem_key = ?", key));
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
+
+        FaultProxies.postgres.open();
+        Response recovered = createAs(customer, key, orderBody(customer));
+        assertEquals(201, recovered.statusCode(), recovered.asString());
+        createAs(customer, key, orderBody(customer)).then().statusCode(201).header("Idempotent-Replayed", "true")
+                .body("id", is((String) recovered.path("id")));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
+    }
+
+    @Test
+    void shouldRollBackAStatementCutBeforeItCommittedAndApplyTheRetryExactlyOnce() throws Exception {
+        String id = paidOrder();
+        String key = newKey();
+        try (Connection lock = lockOrder(id)) {
+            CompletableFuture<Response> cut = CompletableFuture.supplyAsync(
+                    () -> postKeyed(id, "ship", shipBody(), key));
+            awaitCasBlockedOnLock();
+            FaultProxies.postgres.close();
+            Response answer = cut.get(30, TimeUnit.SECONDS);
+            assertTrue(answer.statusCode() >= 500, "the client learns nothing was confirmed: " + answer.statusCode());
+            // PostgreSQL notices the vanished client while the statement still waits, and cancels it
+            awaitNoCasRunning();
+            lock.rollback();
+        }
+        assertEquals(0, Sql.historyCount(id, "SHIP"), "the cut statement was rolled back");
+        FaultProxies.postgres.open();
+
+        postKeyed(id, "ship", shipBody(), key).then().statusCode(200).body("status", is("SHIPPED"));
+        postKeyed(id, "ship", shipBody(), key).then().statusCode(200).header("Idempotent-Replayed", "true");
+        assertEquals(1, Sql.historyCount(id, "SHIP"));
+    }
+
+    @Test
+    void shouldReplayTheOriginalSuccessWhenTheCommitReachedTheDatabaseButTheReplyWasLost() throws Exception {
+        String id = paidOrder();
+        String key = newKey();
+        CompletableFuture<Response> lost;
+        try (Connection lock = lockOrder(id)) {
+            lost = CompletableFuture.supplyAsync(() -> postKeyed(id, "ship", shipBody(), key));
+            awaitCasBlockedOnLock();
+            FaultProxies.postgres.freeze();
+            lock.rollback();
+        }
+        awaitHistory(id, "SHIP", 1);
+        Response first = lost.get(30, TimeUnit.SECONDS);
+        assertEquals(503, first.statusCode(), "the reply never arrived, so the client saw a timeout");
+        FaultProxies.postgres.unfreeze();
+
+        Response retry = postKeyed(id, "ship", shipBody(), key);
+        assertEquals(200, retry.statusCode(), "the original success, not a 409: " + retry.asString());
+        assertEquals("true", retry.header("Idempotent-Replayed"));
+        assertEquals("SHIPPED", retry.path("status"));
+        assertEquals(3, (int) retry.path("version"));
+        assertEquals(1, Sql.historyCount(id, "SHIP"));
+    }
+
+    @Test
+    void shouldKeepExactlyOnceWhenRedisHangs() {
+        String customer = newCustomer();
+        String key = newKey();
+        FaultProxies.redis.freeze();
+        long started = System.nanoTime();
+        Response first = createAs(customer, key, orderBody(customer));
+        Response again = createAs(customer, key, orderBody(customer));
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        FaultProxies.redis.unfreeze();
+        assertEquals(201, first.statusCode());
+        assertEquals(201, again.statusCode());
+        assertEquals("true", again.header("Idempotent-Replayed"));
+        assertEquals((String) first.path("id"), again.path("id"));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
+        System.out.printf("two keyed creates with Redis frozen took %d ms (Redis timeout 50 ms per command)%n", tookMs);
+    }
+
+    /** Holds the order's row lock from another session, so the service's CAS waits on it. */
+    private static Connection lockOrder(String id) throws Exception {
+        Connection c = DriverManager.getConnection(io.orderflow.support.LocalServices.jdbcUrl(), "postgres", "");
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("select 1 from orders where id = ? for update")) {
+            ps.setObject(1, UUID.fromString(id));
+            ps.executeQuery();
+        }
+        return c;
+    }
+
+    private static void awaitCasBlockedOnLock() throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            if (Sql.count("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                    + " and query like 'with moved as%'") > 0) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the service's CAS never reached the locked row");
+    }
+
+    private static void awaitNoCasRunning() throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            if (Sql.count("select count(*) from pg_stat_activity where state = 'active'"
+                    + " and query like 'with moved as%'") == 0) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the cut statement is still running");
+    }
+
+    private static void awaitHistory(String id, String event, long rows) throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            if (Sql.historyCount(id, event) == rows) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the statement never committed");
+    }
+}
