@@ -17,7 +17,12 @@ public final class Parallel {
     }
 
     public static <T> List<T> run(int n, IntFunction<T> call) {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
+        return run(n, n, call);
+    }
+
+    /** n calls on at most {@code threads} threads: concurrent, as a fleet of real clients would be. */
+    public static <T> List<T> run(int n, int threads, IntFunction<T> call) {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
         try {
             List<Future<T>> futures = new ArrayList<>();
