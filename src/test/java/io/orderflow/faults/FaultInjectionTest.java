@@ -142,6 +142,31 @@ class FaultInjectionTest {
         System.out.printf("two keyed creates with Redis frozen took %d ms (Redis timeout 50 ms per command)%n", tookMs);
     }
 
+    @Test
+    void shouldShedLoadWithAFast503WhenPostgresStopsAnsweringInsteadOfQueueing() {
+        String id = createOrder();
+        double shedBefore = shedCount();
+        FaultProxies.postgres.freeze();
+        List<Response> answers = io.orderflow.support.Parallel.run(FaultProxies.MAX_PENDING * 4,
+                i -> get("/orders/" + id));
+        FaultProxies.postgres.unfreeze();
+        for (Response answer : answers) {
+            assertEquals(503, answer.statusCode(), answer.asString());
+            assertEquals("1", answer.header("Retry-After"));
+            assertEquals("application/problem+json", answer.contentType());
+        }
+        double shedAfter = shedCount();
+        assertTrue(shedAfter - shedBefore >= FaultProxies.MAX_PENDING,
+                "requests beyond the bound were refused at once, not queued");
+        get("/orders/" + id).then().statusCode(200);
+    }
+
+    private static double shedCount() {
+        return io.restassured.RestAssured.get("/q/metrics").asString().lines()
+                .filter(l -> l.startsWith("orderflow_db_shed_total"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
     /** Holds the order's row lock from another session, so the service's CAS waits on it. */
     private static Connection lockOrder(String id) throws Exception {
         Connection c = DriverManager.getConnection(io.orderflow.support.LocalServices.jdbcUrl(), "postgres", "");

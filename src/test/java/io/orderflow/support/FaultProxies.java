@@ -15,6 +15,9 @@ import org.netcrusher.tcp.TcpCrusherBuilder;
  */
 public class FaultProxies implements QuarkusTestResourceLifecycleManager {
 
+    /** Statements allowed to wait at once in the proxied service; more are shed with 503. */
+    public static final int MAX_PENDING = 8;
+
     public static TcpCrusher postgres;
     public static TcpCrusher redis;
     private static NioReactor reactor;
@@ -33,7 +36,8 @@ public class FaultProxies implements QuarkusTestResourceLifecycleManager {
                 "quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + postgres.getBindAddress().getPort()
                         + "/" + LocalServices.DATABASE,
                 "quarkus.redis.hosts", "redis://127.0.0.1:" + redis.getBindAddress().getPort(),
-                "orders.database.statement-timeout", "1500ms");
+                "orders.database.statement-timeout", "1500ms",
+                "orders.database.max-pending", String.valueOf(MAX_PENDING));
     }
 
     @Override

@@ -8,8 +8,9 @@ import io.quarkus.runtime.configuration.MemorySize;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * Refuses a body larger than {@code quarkus.http.limits.max-body-size} from its Content-Length, before it is read,
- * with a 413 problem (the HTTP layer itself enforces the same limit on bodies without a length).
+ * Refuses a body larger than {@code orders.http.max-body-size} (64 KB) from its Content-Length, before it is read,
+ * with a 413 problem. The HTTP layer's {@code quarkus.http.limits.max-body-size} stays as a backstop for bodies
+ * sent without a length.
  */
 @ApplicationScoped
 public class BodySizeLimit {
@@ -17,7 +18,7 @@ public class BodySizeLimit {
     private final long maxBytes;
     private final ProblemMapper problems;
 
-    public BodySizeLimit(@ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize max,
+    public BodySizeLimit(@ConfigProperty(name = "orders.http.max-body-size", defaultValue = "64K") MemorySize max,
             ProblemMapper problems) {
         this.maxBytes = max.asLongValue();
         this.problems = problems;

@@ -200,4 +200,34 @@ class OrderResourceTest {
         given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("orderflow_transitions_total{event=\"DELIVER\",outcome=\"illegal\"}"));
     }
+
+    @Test
+    void shouldRefuseABodyOver64KilobytesWith413AndStoreNothing() {
+        String customer = "big-" + UUID.randomUUID();
+        String huge = "{\"customerId\":\"" + customer + "\",\"currency\":\"EUR\",\"items\":[{\"sku\":\""
+                + "x".repeat(70_000) + "\",\"quantity\":1,\"unitPrice\":1}]}";
+        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(huge)
+                .post("/orders").then().statusCode(413).contentType(PROBLEM)
+                .body("type", is(TYPES + "payload-too-large"));
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
+    }
+
+    @Test
+    void shouldBoundItemCountsAndStringLengths() {
+        String customer = "bounds-" + UUID.randomUUID();
+        List<Map<String, Object>> items = new java.util.ArrayList<>();
+        for (int i = 0; i < 101; i++) {
+            items.add(Map.of("sku", "S" + i, "quantity", 1, "unitPrice", 1));
+        }
+        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body(Map.of("customerId", customer, "currency", "EUR", "items", items))
+                .post("/orders").then().statusCode(400).body("field", is("items"));
+        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body(Map.of("customerId", customer, "currency", "EUR",
+                        "items", List.of(Map.of("sku", "s".repeat(65), "quantity", 1, "unitPrice", 1))))
+                .post("/orders").then().statusCode(400).body("field", is("items[].sku"));
+        String id = paidOrder();
+        post(id, "ship", Map.of("carrier", "c".repeat(129), "trackingNumber", "1")).then().statusCode(400);
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
+    }
 }
