@@ -70,7 +70,7 @@ public class IdempotencyGate {
         String scope = request.caller() + " " + request.operation() + " " + request.target();
         Instant now = times.now();
         return new KeyClaim(scope, key, IdempotencyKeys.fingerprint(request.canonicalBody()), request.tier(), now,
-                now.plus(request.tier().retention(config)));
+                now.plus(request.tier().retention(config)), request.orderId());
     }
 
     private Uni<Reply> answerFromRedis(KeyClaim claim, RedisShutter.Peek peek) {
@@ -106,7 +106,7 @@ public class IdempotencyGate {
 
     /** Stores an outcome that wrote no business row (a duplicate, a business failure); a racer may have won. */
     private Uni<Reply> store(KeyClaim claim, Reply reply) {
-        return repository.insertIfAbsent(claim.record(reply, null)).chain(inserted -> inserted
+        return repository.insertIfAbsent(claim.record(reply)).chain(inserted -> inserted
                 ? Uni.createFrom().item(reply)
                 : repository.find(claim.scope(), claim.key()).map(found -> replay(claim, found)));
     }

@@ -17,15 +17,18 @@ public final class KeyClaim {
     private final Tier tier;
     private final Instant createdAt;
     private final Instant expiresAt;
+    private final UUID orderId;
     private boolean recorded;
 
-    KeyClaim(String scope, String key, String fingerprint, Tier tier, Instant createdAt, Instant expiresAt) {
+    KeyClaim(String scope, String key, String fingerprint, Tier tier, Instant createdAt, Instant expiresAt,
+            UUID orderId) {
         this.scope = scope;
         this.key = key;
         this.fingerprint = fingerprint;
         this.tier = tier;
         this.createdAt = createdAt;
         this.expiresAt = expiresAt;
+        this.orderId = orderId;
     }
 
     /** The record to write in the same statement as the business change that produced {@code reply}. */
@@ -40,6 +43,11 @@ public final class KeyClaim {
 
     boolean isRecorded() {
         return recorded;
+    }
+
+    /** The record of an outcome that wrote no business row (a duplicate, a business failure). */
+    DedupRecord record(Reply reply) {
+        return record(reply, orderId);
     }
 
     DedupRecord record(Reply reply, UUID orderId) {

@@ -10,7 +10,8 @@ package io.orderflow.idempotency;
  * @param target the resource the operation acts on (order id), empty for creations
  * @param canonicalBody the request body in canonical form, fingerprinted to catch a key reused for another request
  * @param tier the business tier that decides how long the record is kept
+ * @param orderId the order the request is about, when known: recorded with the outcome for audits
  */
 public record KeyedRequest(String key, boolean required, String caller, String operation, String target,
-        byte[] canonicalBody, Tier tier) {
+        byte[] canonicalBody, Tier tier, java.util.UUID orderId) {
 }

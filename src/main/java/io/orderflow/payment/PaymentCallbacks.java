@@ -64,7 +64,7 @@ public class PaymentCallbacks {
         SignatureVerifier.verify(SignatureVerifier.parse(signatureHeader), rawBody, provider, times.now());
         ProviderEvent event = parse(rawBody).validated();
         KeyedRequest keyed = new KeyedRequest(event.eventId(), true, "provider:" + providerName,
-                "POST /payments/{provider}/callbacks", "", rawBody, Tier.PAYMENTS);
+                "POST /payments/{provider}/callbacks", "", rawBody, Tier.PAYMENTS, event.order());
         return gate.execute(keyed, claim -> apply(providerName, event, claim));
     }
 
