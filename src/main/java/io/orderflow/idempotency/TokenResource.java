@@ -29,7 +29,7 @@ public class TokenResource {
     }
 
     @POST
-    @APIResponses({@APIResponse(responseCode = "201"), @APIResponse(responseCode = "503")})
+    @APIResponses({ @APIResponse(responseCode = "201"), @APIResponse(responseCode = "503") })
     public Uni<Response> issue() {
         return tokens.issue(callers.current().scope())
                 .map(t -> Response.status(201).entity(new Issued(t.token, t.expiresAt)).build());

@@ -37,7 +37,7 @@ public class AnomalyResource {
     }
 
     @GET
-    @APIResponses({@APIResponse(responseCode = "200"), @APIResponse(responseCode = "400")})
+    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400") })
     public Uni<Page> list(@RestQuery Integer limit, @RestQuery String after) {
         int size = limit == null ? 20 : limit;
         if (size < 1 || size > MAX_PAGE) {

@@ -28,7 +28,10 @@ public class CallbackResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    @APIResponses({@APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"), @APIResponse(responseCode = "401"), @APIResponse(responseCode = "404"), @APIResponse(responseCode = "409"), @APIResponse(responseCode = "415"), @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503")})
+    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"),
+            @APIResponse(responseCode = "401"), @APIResponse(responseCode = "404"),
+            @APIResponse(responseCode = "409"), @APIResponse(responseCode = "415"),
+            @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503") })
     public Uni<Response> receive(@RestPath String provider,
             @RestHeader(SignatureVerifier.HEADER) String signature, byte[] body) {
         return Uni.createFrom().deferred(() -> callbacks.receive(provider, signature, body)).map(Reply::toResponse);

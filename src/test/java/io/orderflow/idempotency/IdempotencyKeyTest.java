@@ -45,8 +45,8 @@ class IdempotencyKeyTest {
     @Test
     void shouldReplayTheFirstResponseByteForByteWhenTheKeyIsReused() {
         String key = newKey();
-        Response first = create(key, orderBody(("c-replay-" + run)));
-        Response again = create(key, orderBody(("c-replay-" + run)));
+        Response first = create(key, orderBody("c-replay-" + run));
+        Response again = create(key, orderBody("c-replay-" + run));
         assertEquals(201, again.statusCode());
         assertEquals("true", again.header("Idempotent-Replayed"));
         assertEquals(first.header("Location"), again.header("Location"));
@@ -71,15 +71,16 @@ class IdempotencyKeyTest {
 
     @Test
     void shouldRequireAWellFormedKeyOnCreateAndPay() {
-        Auth.customer(("c-nokey-" + run)).contentType(ContentType.JSON).body(orderBody(("c-nokey-" + run))).post("/orders").then().statusCode(400)
-                .body("type", is(TYPES + "idempotency-key-missing"));
-        create("x".repeat(256), orderBody(("c-nokey-" + run))).then().statusCode(400)
+        String customer = "c-nokey-" + run;
+        Auth.customer(customer).contentType(ContentType.JSON).body(orderBody(customer)).post("/orders")
+                .then().statusCode(400).body("type", is(TYPES + "idempotency-key-missing"));
+        create("x".repeat(256), orderBody(customer)).then().statusCode(400)
                 .body("type", is(TYPES + "idempotency-key-invalid"));
-        create("bad\u00e9key", orderBody(("c-nokey-" + run))).then().statusCode(400);
+        create("bad\u00e9key", orderBody(customer)).then().statusCode(400);
         String id = createOrder();
         post(id, "pay", payBody()).then().statusCode(400).body("type", is(TYPES + "idempotency-key-missing"));
-        create("\"quoted-key-" + UUID.randomUUID() + "\"", orderBody(("c-quoted-" + run))).then().statusCode(201);
-        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", "c-nokey-" + run));
+        create("\"quoted-key-" + UUID.randomUUID() + "\"", orderBody("c-quoted-" + run)).then().statusCode(201);
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 
     @Test
@@ -113,10 +114,10 @@ class IdempotencyKeyTest {
     @Test
     void shouldAnswerARepeatFromRedisWithoutAnyDatabaseStatement() {
         String key = newKey();
-        create(key, orderBody(("c-fast-" + run))).then().statusCode(201);
+        create(key, orderBody("c-fast-" + run)).then().statusCode(201);
         double statements = counter("orderflow.db.statements");
         double redisReplays = counter("orderflow.idempotency.replays", "layer", "redis");
-        create(key, orderBody(("c-fast-" + run))).then().statusCode(201).header("Idempotent-Replayed", "true");
+        create(key, orderBody("c-fast-" + run)).then().statusCode(201).header("Idempotent-Replayed", "true");
         assertEquals(statements, counter("orderflow.db.statements"), "no SQL for a Redis-answered repeat");
         assertEquals(redisReplays + 1, counter("orderflow.idempotency.replays", "layer", "redis"));
     }
@@ -124,10 +125,10 @@ class IdempotencyKeyTest {
     @Test
     void shouldFallBackToTheDatabaseWhenRedisLostTheKey() {
         String key = newKey();
-        Response first = create(key, orderBody(("c-lost-" + run)));
+        Response first = create(key, orderBody("c-lost-" + run));
         redis.execute("FLUSHDB");
         double dbReplays = counter("orderflow.idempotency.replays", "layer", "database");
-        Response again = create(key, orderBody(("c-lost-" + run)));
+        Response again = create(key, orderBody("c-lost-" + run));
         assertEquals(201, again.statusCode());
         assertEquals(first.asString(), again.asString());
         assertEquals(dbReplays + 1, counter("orderflow.idempotency.replays", "layer", "database"));
@@ -137,10 +138,11 @@ class IdempotencyKeyTest {
     @Test
     void shouldRefuseALateRetryWhoseKeyHasExpired() {
         String key = newKey();
-        String id = create(key, orderBody(("c-late-" + run))).then().statusCode(201).extract().path("id");
+        String id = create(key, orderBody("c-late-" + run)).then().statusCode(201).extract().path("id");
         Sql.update("update idempotency_keys set state = 'EXPIRED', expired_at = now() where idem_key = ?", key);
         redis.execute("FLUSHDB");
-        create(key, orderBody(("c-late-" + run))).then().statusCode(422).body("type", is(TYPES + "idempotency-key-expired"));
+        create(key, orderBody("c-late-" + run)).then().statusCode(422)
+                .body("type", is(TYPES + "idempotency-key-expired"));
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", "c-late-" + run));
         assertEquals(id, Sql.string("select order_id::text from idempotency_keys where idem_key = ?", key));
     }
@@ -158,8 +160,8 @@ class IdempotencyKeyTest {
     @Test
     void shouldNeverShowOneCallersStoredResponseToAnotherCallerUsingTheSameKey() {
         String key = newKey();
-        Response first = createAs(("c-alice-" + run), key, orderBody(("c-alice-" + run)));
-        Response other = createAs(("c-bob-" + run), key, orderBody(("c-bob-" + run)));
+        Response first = createAs(("c-alice-" + run), key, orderBody("c-alice-" + run));
+        Response other = createAs(("c-bob-" + run), key, orderBody("c-bob-" + run));
         assertEquals(201, other.statusCode());
         assertEquals(null, other.header("Idempotent-Replayed"));
         org.junit.jupiter.api.Assertions.assertNotEquals((String) first.path("id"), other.path("id"));

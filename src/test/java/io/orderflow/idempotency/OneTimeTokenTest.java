@@ -27,15 +27,14 @@ class OneTimeTokenTest {
 
     @Test
     void shouldConsumeATokenOnceAndReplayItsRequest() {
-        String token = token(("c-token-" + run));
-        String id = Auth.customer(("c-token-" + run)).contentType(ContentType.JSON).header("Idempotency-Key", token)
-                .body(orderBody(("c-token-" + run))).post("/orders").then().statusCode(201).extract().path("id");
-        Auth.customer(("c-token-" + run)).contentType(ContentType.JSON).header("Idempotency-Key", token).body(orderBody(("c-token-" + run)))
-                .post("/orders").then().statusCode(201).header("Idempotent-Replayed", "true").body("id", is(id));
-        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", "c-token-" + run));
-        assertEquals("POST /orders", Sql.string(
-                "select substring(consumed_scope from 'customer:[^ ]+ (POST /orders) ') from submit_tokens where token = ?",
-                token));
+        String customer = "c-token-" + run;
+        String token = token(customer);
+        String id = createAs(customer, token, orderBody(customer)).then().statusCode(201).extract().path("id");
+        createAs(customer, token, orderBody(customer)).then().statusCode(201)
+                .header("Idempotent-Replayed", "true").body("id", is(id));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
+        assertEquals("POST /orders", Sql.string("select substring(consumed_scope from 'customer:[^ ]+ (POST /orders) ')"
+                + " from submit_tokens where token = ?", token));
     }
 
     @Test
@@ -49,12 +48,12 @@ class OneTimeTokenTest {
 
     @Test
     void shouldRefuseUnknownAndExpiredTokens() {
-        Auth.customer(("c-tok-x-" + run)).contentType(ContentType.JSON).header("Idempotency-Key", "tok_unknown").body(orderBody(("c-tok-x-" + run)))
-                .post("/orders").then().statusCode(422).body("type", is(TYPES + "token-invalid"));
-        String token = token(("c-tok-x-" + run));
+        String customer = "c-tok-x-" + run;
+        createAs(customer, "tok_unknown", orderBody(customer)).then().statusCode(422)
+                .body("type", is(TYPES + "token-invalid"));
+        String token = token(customer);
         Sql.update("update submit_tokens set expires_at = now() - interval '1 second' where token = ?", token);
-        Auth.customer(("c-tok-x-" + run)).contentType(ContentType.JSON).header("Idempotency-Key", token).body(orderBody(("c-tok-x-" + run)))
-                .post("/orders").then().statusCode(422);
-        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", "c-tok-x-" + run));
+        createAs(customer, token, orderBody(customer)).then().statusCode(422);
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 }

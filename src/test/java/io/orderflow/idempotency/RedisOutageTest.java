@@ -41,8 +41,7 @@ class RedisOutageTest {
     }
 
     private static Response create(String key, String customer) {
-        return Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key).body(orderBody(customer))
-                .post("/orders");
+        return createAs(customer, key, orderBody(customer));
     }
 
     @Test

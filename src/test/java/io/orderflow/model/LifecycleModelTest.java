@@ -126,7 +126,8 @@ class LifecycleModelTest {
                     .body(Map.of()).post("/orders/" + id + "/deliver");
             case CANCEL -> {
                 // the customer or an operator; a retry is sent by the same caller (keys are scoped to callers)
-                String token = random.nextBoolean() ? Auth.token("customer", customer) : Auth.token("operator", "ops-1");
+                String token = random.nextBoolean() ? Auth.token("customer", customer)
+                        : Auth.token("operator", "ops-1");
                 yield () -> io.restassured.RestAssured.given().auth().oauth2(token).contentType(ContentType.JSON)
                         .header("Idempotency-Key", key).body(Map.of("reason", "model"))
                         .post("/orders/" + id + "/cancel");

@@ -54,8 +54,8 @@ class ConcurrentTransitionsTest {
     void shouldCreateOneOrderFrom50ConcurrentCreatesWithOneKey() {
         String key = newKey();
         String customer = "c-" + UUID.randomUUID();
-        List<io.restassured.response.Response> responses = Parallel.run(50, i -> Auth.customer(customer).contentType(ContentType.JSON)
-                .header("Idempotency-Key", key).body(orderBody(customer)).post("/orders"));
+        List<io.restassured.response.Response> responses = Parallel.run(50,
+                i -> createAs(customer, key, orderBody(customer)));
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
         String id = Sql.string("select id::text from orders where customer_id = ?", customer);
         for (var r : responses) {
@@ -67,8 +67,7 @@ class ConcurrentTransitionsTest {
                 assertTrue(r.header("Retry-After") != null);
             }
         }
-        var replay = Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key).body(orderBody(customer))
-                .post("/orders");
+        var replay = createAs(customer, key, orderBody(customer));
         assertEquals(201, replay.statusCode());
         assertEquals("true", replay.header("Idempotent-Replayed"));
         assertEquals("/orders/" + id, replay.header("Location"));

@@ -87,8 +87,8 @@ class PaymentCallbackResourceTest {
         String tampered = body.replace("\"amount\":" + AMOUNT, "\"amount\":1");
         deliverSigned(tampered, signature(SECRET, now, body)).then().statusCode(401);
         Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
-        assertEquals(0, Sql.count("select count(*) from idempotency_keys where scope like 'provider:%' and order_id = ?",
-                UUID.fromString(id)));
+        assertEquals(0, Sql.count("select count(*) from idempotency_keys where scope like 'provider:%'"
+                + " and order_id = ?", UUID.fromString(id)));
     }
 
     @Test
@@ -142,7 +142,8 @@ class PaymentCallbackResourceTest {
         deliver(success(id, AMOUNT, "EUR", "txn-late")).then().statusCode(200).body("status", is("REFUND_PENDING"));
         deliver(event(UUID.randomUUID().toString(), "REFUND_SUCCEEDED", id, AMOUNT, "EUR", "txn-late")).then()
                 .statusCode(200).body("status", is("REFUNDED"));
-        Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"), "payment.refundedAt", notNullValue());
+        Auth.operator().get("/orders/" + id).then()
+                .body("status", is("REFUNDED"), "payment.refundedAt", notNullValue());
     }
 
     @Test

@@ -40,8 +40,8 @@ public final class Sql {
 
     /** Rows of the order's history with this event. */
     public static long historyCount(String orderId, String event) {
-        return count("select count(*) from order_transitions where order_id = ? and event = ?", UUID.fromString(orderId),
-                event);
+        return count("select count(*) from order_transitions where order_id = ? and event = ?",
+                UUID.fromString(orderId), event);
     }
 
     private static <T> T run(String sql, Object[] params, Work<T> work) {

@@ -27,7 +27,7 @@ public class StateMachineResource {
     }
 
     @GET
-    @APIResponses({@APIResponse(responseCode = "200"), @APIResponse(responseCode = "400")})
+    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400") })
     public Response get(@RestQuery String format) {
         if (format == null || format.equals("json")) {
             return Response.ok(json(), MediaType.APPLICATION_JSON).build();

@@ -29,7 +29,7 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
         items = List.copyOf(items);
     }
 
-    /** A new order in CREATED, its amount the sum of its lines; refuses bad input with {@link InvalidOrderException}. */
+    /** A new order in CREATED, its amount the sum of its lines; bad input raises {@link InvalidOrderException}. */
     public static Order create(UUID id, String customerId, String currency, List<LineItem> items, Instant now) {
         InvalidOrderException.require(customerId != null && !customerId.isBlank(), "customerId", "must not be blank");
         InvalidOrderException.require(customerId.length() <= MAX_CUSTOMER_ID_LENGTH, "customerId",

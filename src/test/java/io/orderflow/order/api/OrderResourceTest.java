@@ -172,7 +172,8 @@ class OrderResourceTest {
                 .then().statusCode(200).body("items", hasSize(2)).extract();
         assertEquals(ids.subList(0, 2), first.path("items.id"));
         String next = first.path("next");
-        Auth.operator().queryParam("customerId", customer).queryParam("limit", 2).queryParam("after", next).get("/orders")
+        Auth.operator().queryParam("customerId", customer).queryParam("limit", 2).queryParam("after", next)
+                .get("/orders")
                 .then().statusCode(200).body("items.id", contains(ids.get(2))).body("next", nullValue());
         Auth.customer(customer).queryParam("status", "CREATED").get("/orders")
                 .then().body("items", hasSize(3));
