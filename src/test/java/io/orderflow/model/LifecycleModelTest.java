@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class LifecycleModelTest {
 
-    private static final int SEQUENCES = Integer.getInteger("model.sequences", 1000);
+    private static final int SEQUENCES = Integer.getInteger("model.sequences", 300);
     private static final long SEED = Long.getLong("model.seed", 20261130L);
     private static final OrderEvent[] EVENTS = OrderEvent.values();
 
