@@ -2,6 +2,7 @@ package io.orderflow.support;
 
 import static io.restassured.RestAssured.given;
 
+import io.orderflow.common.Callers;
 import io.restassured.specification.RequestSpecification;
 import io.smallrye.jwt.build.Jwt;
 import io.smallrye.jwt.util.KeyUtils;
@@ -18,6 +19,7 @@ public final class Auth {
 
     public static final String ISSUER = "https://orderflow.dev/dev-issuer";
     private static final PrivateKey KEY = load();
+    private static final java.util.Map<String, String> CACHE = new java.util.concurrent.ConcurrentHashMap<>();
 
     private Auth() {
     }
@@ -27,16 +29,18 @@ public final class Auth {
                 .issuedAt(Instant.now()).expiresAt(expiresAt).sign(KEY);
     }
 
+    /** A token valid for an hour; minted once per role and subject (RSA signing is the costly part of a test call). */
     public static String token(String role, String subject) {
-        return token(role, subject, Instant.now().plus(Duration.ofHours(1)));
+        return CACHE.computeIfAbsent(role + " " + subject,
+                k -> token(role, subject, Instant.now().plus(Duration.ofHours(1))));
     }
 
     public static RequestSpecification customer(String customerId) {
-        return given().auth().oauth2(token("customer", customerId));
+        return given().auth().oauth2(token(Callers.CUSTOMER, customerId));
     }
 
     public static RequestSpecification operator() {
-        return given().auth().oauth2(token("operator", "ops-1"));
+        return given().auth().oauth2(token(Callers.OPERATOR, "ops-1"));
     }
 
     private static PrivateKey load() {
