@@ -47,8 +47,9 @@ import java.util.regex.Pattern;
  * id across all orders; PAYMENT_SUCCEEDED at most once per order (the table allows no second capture);</li>
  * <li>PAID, SHIPPED and DELIVERED orders have exactly one applied PAYMENT_SUCCEEDED (and its txn id and time);
  * a cancelled order whose payment was captured is REFUND_PENDING or REFUNDED, never CANCELLED;</li>
- * <li>every DONE or EXPIRED dedup record naming an order has its effect: the order exists, and for a transition or
- * provider event a history row with that key (unless the stored response itself was a replay or duplicate);</li>
+ * <li>every dedup record of a success (a stored 2xx that is not itself a replay or duplicate) naming an order has
+ * its effect: the order exists, and for a transition or provider event a history row with that key; a record of
+ * a duplicate or of a business failure (409, 422) may name its order without an effect of its own;</li>
  * <li>every keyed effect has its dedup record: each order its create record, each history row with a request key
  * its record (only for rows younger than the purge horizon, default 14 days = the shortest retention 7 d + the
  * purge grace 7 d: older records may have been purged legitimately);</li>
@@ -317,14 +318,15 @@ public final class InvariantChecker {
                 + " o.id is not null as order_exists,"
                 + " coalesce(k.response_headers ->> 'Idempotent-Replayed', '') = 'true' as replayed"
                 + " from idempotency_keys k left join orders o on o.id = k.order_id"
-                + " where k.order_id is not null and k.state in ('DONE', 'EXPIRED') and " + scope.on("k.order_id"), 1);
+                + " where k.order_id is not null and k.response_status between 200 and 299"
+                + " and k.state in ('DONE', 'EXPIRED') and " + scope.on("k.order_id"), 1);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 UUID orderId = (UUID) rs.getObject("order_id");
                 String keyScope = rs.getString("scope");
                 String key = rs.getString("idem_key");
                 String what = "dedup record (" + keyScope.trim() + ", " + key + ", " + rs.getString("state") + ")";
-                if (!rs.getBoolean("order_exists")) {
+                if (!rs.getBoolean("order_exists")) { // a created order is never deleted
                     out.add(new Violation(RECORD_HAS_EFFECT, orderId, what + " names an order that does not exist"));
                     continue;
                 }

@@ -158,8 +158,13 @@ class InvariantCheckerTest {
         UUID id = createdOrder();
         record("operator:ops-1 POST /orders/{id}/ship " + id, "k-ship", id, false);
         record("customer:c-1 POST /orders ", "k-lost", UUID.randomUUID(), false);
-        // a duplicate's stored answer names the order but has no effect of its own: fine
+        // a duplicate's stored answer, or a business failure's, names the order without an effect of its own: fine
         record("operator:ops-1 POST /orders/{id}/cancel " + id, "k-dup", id, true);
+        update("insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, order_id, response_status,"
+                + " response_content_type, response_headers, response_body, created_at, expires_at, expired_at)"
+                + " values (?, 'k-409', 'ORDERS', 'EXPIRED', 'f', ?, 409, 'application/problem+json', '{}'::jsonb,"
+                + " '\\x7b7d'::bytea, now() - interval '8 days', now() - interval '1 day', now())",
+                "operator:ops-1 POST /orders/{id}/deliver " + id, id);
 
         List<Violation> violations = checker.check();
         assertEquals(List.of(RECORD_HAS_EFFECT, RECORD_HAS_EFFECT),
