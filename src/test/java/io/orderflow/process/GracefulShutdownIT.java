@@ -48,42 +48,47 @@ class GracefulShutdownIT {
     private static final Map<String, String> ENV = Map.of(
             "QUARKUS_SHUTDOWN_DELAY", "3s",
             // a crashed holder's in-flight marker blocks its key in Redis this long (default 30 s): shorter here
-            "IDEMPOTENCY_REDIS_PENDING_TTL", "10s");
+            "IDEMPOTENCY_REDIS_PENDING_TTL", "10s",
+            // the held SHIP waits on the test's row lock for longer than the service's statement timeout allows
+            "ORDERS_DATABASE_STATEMENT_TIMEOUT", "60s");
     private static final int WORKERS = 6;
     private static final int ACKS_BEFORE_STOP = 60;
 
+    private final List<ServiceProcess> started = new ArrayList<>();
+    /** The instance the next test stops (it may still be booting: each test waits for it). */
     private ServiceProcess current;
-    private int generation;
 
     @BeforeAll
     void startOneInstance() {
         ItDatabase.createIfMissing();
-        current = next().awaitReady();
+        current = next();
     }
 
     @AfterAll
-    void stopTheLastInstance() {
+    void stopWhatStillRuns() {
+        started.stream().filter(ServiceProcess::isAlive).forEach(ServiceProcess::sigterm);
+        started.forEach(p -> p.awaitExit(Duration.ofSeconds(90)));
         if (current != null) {
-            current.stop();
             assertLogClean(current);
         }
     }
 
     @Test
     void shouldGoUnreadyThenFinishInFlightRequestsAndLoseNoAcknowledgedWriteOnSigterm() throws Exception {
-        ServiceProcess victim = current;
-        ServiceProcess successor = next(); // boots while the victim works
+        ServiceProcess victim = current.awaitReady();
+        ServiceProcess successor = next(); // boots while the victim works, and replaces it whatever happens here
+        current = successor;
         ServiceClient client = new ServiceClient(victim);
         Held held = paidOrder(client);
         AtomicBoolean inRotation = new AtomicBoolean(true);
         TransitionStream stream = new TransitionStream(client, inRotation::get, 1000).start(WORKERS);
         awaitTrue(() -> stream.acknowledged() >= ACKS_BEFORE_STOP, Duration.ofSeconds(180), "the stream runs");
 
-        Probe probe;
+        Probe probe = new Probe(victim, inRotation).start();
+        awaitTrue(() -> probe.saw(200), Duration.ofSeconds(60), "the probe sees the instance ready");
         CompletableFuture<Answer> inFlight;
         try (Connection lock = ItDatabase.connect()) {
             inFlight = shipWhileLocked(lock, client, held);
-            probe = new Probe(victim, inRotation).start();
             victim.sigterm();
             awaitTrue(() -> probe.saw(503), Duration.ofSeconds(60), "readiness reports DOWN after SIGTERM");
             awaitTrue(() -> victim.logText().contains("Waiting for HTTP requests to complete"),
@@ -106,14 +111,15 @@ class GracefulShutdownIT {
         assertTrue(victim.logText().contains("stopped in"), "Quarkus stopped gracefully");
         assertLogClean(victim);
 
-        current = successor.awaitReady();
+        successor.awaitReady();
         assertEveryWriteOnceAfterRetrying(stream, held, "SHIP:" + held.shipKey);
     }
 
     @Test
     void shouldApplyEveryRetriedRequestExactlyOnceAfterKillMinus9() throws Exception {
-        ServiceProcess victim = current;
-        ServiceProcess successor = next(); // boots while the victim works
+        ServiceProcess victim = current.awaitReady();
+        ServiceProcess successor = next(); // boots while the victim works, and replaces it whatever happens here
+        current = successor;
         ServiceClient client = new ServiceClient(victim);
         Held held = paidOrder(client);
         AtomicBoolean inRotation = new AtomicBoolean(true);
@@ -131,18 +137,26 @@ class GracefulShutdownIT {
         stream.stop();
         System.out.println("SIGKILL: acknowledged " + stream.acknowledged() + ", pending " + stream.pending().size());
         assertFalse(lost.answered(), "the held SHIP got no answer: " + lost);
-        awaitTrue(() -> ItDatabase.count("select count(*) from order_transitions where order_id = ? and event = 'SHIP'"
-                + " and request_key = ?", held.uuid(), held.shipKey) == 1, Duration.ofSeconds(60),
-                "the SHIP committed although its answer was lost");
+        // the dead instance's statement either still commits once the lock is gone (PostgreSQL finishes it and
+        // fails only on sending the reply) or is cancelled (client_connection_check_interval set): wait until
+        // PostgreSQL is done with it, then see which
+        awaitTrue(() -> ItDatabase.count("select count(*) from pg_stat_activity where datname = ?"
+                + " and state = 'active' and query like 'with moved as%'", ItDatabase.NAME) == 0,
+                Duration.ofSeconds(60), "PostgreSQL is done with the dead instance's statement");
+        boolean committed = ItDatabase.count("select count(*) from order_transitions where order_id = ?"
+                + " and event = 'SHIP' and request_key = ?", held.uuid(), held.shipKey) == 1;
         assertTrue(victim.refusesConnections(), "the killed instance refuses new connections");
         assertLogClean(victim);
 
-        current = successor.awaitReady();
-        ServiceClient retrying = new ServiceClient(current);
+        ServiceClient retrying = new ServiceClient(successor.awaitReady());
         Answer retried = ServiceClient.untilFinal(() -> retrying.transition(held.id, "ship", held.customer,
                 held.shipKey, ServiceClient.SHIP_BODY), 60, Duration.ofSeconds(90));
+        System.out.println("SIGKILL: the held SHIP " + (committed ? "committed without its answer" : "was rolled back")
+                + "; its retry answered " + retried.status() + (retried.replayed() ? " replayed" : " executed"));
         assertEquals(200, retried.status(), retried.toString());
-        assertTrue(retried.replayed(), "the retried SHIP replays the stored answer, it is not executed again");
+        assertEquals(committed, retried.replayed(), committed
+                ? "the SHIP had committed: its retry replays the stored answer and is not executed again"
+                : "the SHIP had not committed: its retry executes it");
         assertEveryWriteOnceAfterRetrying(stream, held, "SHIP:" + held.shipKey);
     }
 
@@ -187,10 +201,14 @@ class GracefulShutdownIT {
                 () -> assertEquals(List.of(), ItDatabase.checker().check(orders), "invariants"));
     }
 
+    /** The tolerated degraded modes, plus Netty's warning for a probe connection accepted at the last moment. */
     private static void assertLogClean(ServiceProcess instance) {
         String log = instance.logText();
         System.out.println(instance + " log: " + LogScan.toleratedSummary(log));
-        assertEquals(List.of(), LogScan.problems(log, LogScan.TOLERATED), "errors in " + instance.log());
+        List<java.util.regex.Pattern> tolerated = new ArrayList<>(List.of(LogScan.TOLERATED));
+        tolerated.add(LogScan.ACCEPTED_WHILE_STOPPING);
+        assertEquals(List.of(), LogScan.problems(log, tolerated.toArray(java.util.regex.Pattern[]::new)),
+                "errors in " + instance.log());
     }
 
     private static List<String> history(String orderId) {
@@ -199,7 +217,9 @@ class GracefulShutdownIT {
     }
 
     private ServiceProcess next() {
-        return ServiceProcess.start("GracefulShutdownIT-" + (++generation), ENV);
+        ServiceProcess instance = ServiceProcess.start("GracefulShutdownIT-" + (started.size() + 1), ENV);
+        started.add(instance);
+        return instance;
     }
 
     /** A PAID order and the key its held SHIP will use. */

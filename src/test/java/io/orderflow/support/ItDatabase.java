@@ -10,13 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The process-level tests' own database {@code orderflow_it} on 127.0.0.1 (ORDERFLOW_TEST_PG_HOST/PORT override the
- * address, as for the other tests): created when missing, or dropped and created anew so that the migrations of
- * several replicas starting together really race on an empty database.
+ * The process-level tests' own database, {@code orderflow_it} on 127.0.0.1 (ORDERFLOW_TEST_PG_HOST/PORT override the
+ * address, as for the other tests; the system property {@code orderflow.it.database} the name, e.g. for two builds
+ * on one machine): created when missing, or dropped and created anew so that the migrations of several replicas
+ * starting together really race on an empty database.
  */
 public final class ItDatabase {
 
-    public static final String NAME = "orderflow_it";
+    public static final String NAME = System.getProperty("orderflow.it.database", "orderflow_it");
     public static final String USER = "postgres";
     public static final String PASSWORD = "";
 

@@ -8,12 +8,12 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The process-level tests' Redis: logical database 2 on 127.0.0.1:6379, spoken to in raw RESP (no client library
- * needed for the two commands the tests use).
+ * The process-level tests' Redis: logical database 2 (system property {@code orderflow.it.redisDb}) on
+ * 127.0.0.1:6379, spoken to in raw RESP (no client library needed for the two commands the tests use).
  */
 public final class RedisDb {
 
-    public static final int DB = 2;
+    public static final int DB = Integer.getInteger("orderflow.it.redisDb", 2);
     public static final String URL = "redis://127.0.0.1:6379/" + DB;
 
     private RedisDb() {

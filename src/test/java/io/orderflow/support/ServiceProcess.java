@@ -63,7 +63,7 @@ public final class ServiceProcess {
         env.put("QUARKUS_DATASOURCE_JDBC_URL", ItDatabase.jdbcUrl());
         env.put("QUARKUS_DATASOURCE_USERNAME", ItDatabase.USER);
         // three replicas plus everyone else's builds share one PostgreSQL (max_connections 100): a smaller pool
-        env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "10");
+        env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "6");
         env.put("QUARKUS_REDIS_HOSTS", RedisDb.URL);
         env.put("PAYMENTS_PROVIDERS_MOCKPAY_SECRETS", SECRET);
         env.put("MP_JWT_VERIFY_PUBLICKEY_LOCATION", "dev/publicKey.pem");
@@ -153,6 +153,24 @@ public final class ServiceProcess {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** Kills every instance this JVM started that still runs (and says so); returns how many. */
+    public static int killAllStarted() {
+        int killed = 0;
+        for (Process p : List.copyOf(RUNNING)) {
+            System.out.println("killing a service instance left running: pid " + p.pid());
+            p.destroyForcibly();
+            killed++;
+        }
+        for (Process p : List.copyOf(RUNNING)) {
+            try {
+                p.waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return killed;
     }
 
     /** Sends SIGTERM ({@link Process#destroy()} on Linux) and returns at once. */
