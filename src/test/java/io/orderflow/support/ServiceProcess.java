@@ -241,6 +241,11 @@ public final class ServiceProcess {
         }
     }
 
+    /** Lines written to the log so far: mark it before a SIGTERM to tell the shutdown's lines apart. */
+    public long logLineCount() {
+        return logText().lines().count();
+    }
+
     public String tail(int lines) {
         List<String> all = logText().lines().toList();
         return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
