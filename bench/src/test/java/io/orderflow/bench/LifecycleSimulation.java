@@ -1,0 +1,25 @@
+package io.orderflow.bench;
+
+import static io.gatling.javaapi.core.CoreDsl.scenario;
+
+/**
+ * Scenario 1, the lifecycle: create → pay → signed PAYMENT_SUCCEEDED callback → ship → deliver, one virtual user
+ * per order, many orders in parallel. 5 requests and 4 transitions per user (creation is an insert, not a
+ * transition). Create and pay carry Idempotency-Keys as the API requires, the callback is keyed by its event id,
+ * ship and deliver are sent without a key as an operator's tool would.
+ */
+public class LifecycleSimulation extends BenchSimulation {
+
+    public LifecycleSimulation() {
+        super(5, 4);
+        run(scenario("lifecycle")
+                .exec(stopWhenSaturated())
+                .exec(Requests.newOrder())
+                .exec(Requests.create("create", true))
+                .exec(Requests.pay("pay"))
+                .exec(Requests.prepareCallback())
+                .exec(Requests.callback("callback PAYMENT_SUCCEEDED"))
+                .exec(Requests.ship("ship"))
+                .exec(Requests.deliver("deliver", false)));
+    }
+}
