@@ -1,7 +1,7 @@
 package io.orderflow.bench;
 
 import static io.gatling.javaapi.core.CoreDsl.pause;
-import static io.gatling.javaapi.core.CoreDsl.scenario;
+import static io.gatling.javaapi.core.CoreDsl.exec;
 
 import java.time.Duration;
 
@@ -36,29 +36,31 @@ public class DuplicateStormSimulation extends BenchSimulation {
 
     public DuplicateStormSimulation() {
         super(25, 4);
-        run(scenario("duplicate storm")
-                .exec(stopWhenSaturated())
-                .exec(Requests.newOrder())
-                .exec(Requests.create("create", true)
-                        .resources(Requests.create(REPLAY_KEYED, false), Requests.create(REPLAY_KEYED, false)))
-                .exec(Requests.create(REPLAY_KEYED, false)
-                        .resources(Requests.pay("race ×3: pay"), Requests.pay("race ×3: pay"),
-                                Requests.pay("race ×3: pay")))
+        run("duplicate storm", name -> exec(Requests.newOrder())
+                .exec(Requests.create(name + "create", true)
+                        .resources(Requests.create(name + REPLAY_KEYED, false),
+                                Requests.create(name + REPLAY_KEYED, false)))
+                .exec(Requests.create(name + REPLAY_KEYED, false)
+                        .resources(Requests.pay(name + "race ×3: pay"), Requests.pay(name + "race ×3: pay"),
+                                Requests.pay(name + "race ×3: pay")))
                 .exec(Requests.prepareCallback())
-                .exec(Requests.create(REPLAY_KEYED, false)
-                        .resources(Requests.callback("race ×3: callback"), Requests.callback("race ×3: callback"),
-                                Requests.callback("race ×3: callback")))
-                .exec(Requests.pay(REPLAY_KEYED)
-                        .resources(Requests.ship("race ×3: ship (keyless)"), Requests.ship("race ×3: ship (keyless)"),
-                                Requests.ship("race ×3: ship (keyless)")))
-                .exec(Requests.pay(REPLAY_KEYED)
-                        .resources(Requests.deliver("race ×3: deliver", true),
-                                Requests.deliver("race ×3: deliver", true),
-                                Requests.deliver("race ×3: deliver", true)))
+                .exec(Requests.create(name + REPLAY_KEYED, false)
+                        .resources(Requests.callback(name + "race ×3: callback"),
+                                Requests.callback(name + "race ×3: callback"),
+                                Requests.callback(name + "race ×3: callback")))
+                .exec(Requests.pay(name + REPLAY_KEYED)
+                        .resources(Requests.ship(name + "race ×3: ship (keyless)"),
+                                Requests.ship(name + "race ×3: ship (keyless)"),
+                                Requests.ship(name + "race ×3: ship (keyless)")))
+                .exec(Requests.pay(name + REPLAY_KEYED)
+                        .resources(Requests.deliver(name + "race ×3: deliver", true),
+                                Requests.deliver(name + "race ×3: deliver", true),
+                                Requests.deliver(name + "race ×3: deliver", true)))
                 .exec(pause(Duration.ofMillis(500)))
-                .exec(Requests.callback(REPLAY_KEYED)
-                        .resources(Requests.callback(REPLAY_KEYED),
-                                Requests.ship(REPLAY_KEYLESS), Requests.ship(REPLAY_KEYLESS),
-                                Requests.deliver(REPLAY_KEYED, true), Requests.deliver(REPLAY_KEYED, true))));
+                .exec(Requests.callback(name + REPLAY_KEYED)
+                        .resources(Requests.callback(name + REPLAY_KEYED),
+                                Requests.ship(name + REPLAY_KEYLESS), Requests.ship(name + REPLAY_KEYLESS),
+                                Requests.deliver(name + REPLAY_KEYED, true),
+                                Requests.deliver(name + REPLAY_KEYED, true))));
     }
 }

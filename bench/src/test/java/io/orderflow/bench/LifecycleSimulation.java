@@ -1,6 +1,6 @@
 package io.orderflow.bench;
 
-import static io.gatling.javaapi.core.CoreDsl.scenario;
+import static io.gatling.javaapi.core.CoreDsl.exec;
 
 /**
  * Scenario 1, the lifecycle: create → pay → signed PAYMENT_SUCCEEDED callback → ship → deliver, one virtual user
@@ -12,14 +12,12 @@ public class LifecycleSimulation extends BenchSimulation {
 
     public LifecycleSimulation() {
         super(5, 4);
-        run(scenario("lifecycle")
-                .exec(stopWhenSaturated())
-                .exec(Requests.newOrder())
-                .exec(Requests.create("create", true))
-                .exec(Requests.pay("pay"))
+        run("lifecycle", name -> exec(Requests.newOrder())
+                .exec(Requests.create(name + "create", true))
+                .exec(Requests.pay(name + "pay"))
                 .exec(Requests.prepareCallback())
-                .exec(Requests.callback("callback PAYMENT_SUCCEEDED"))
-                .exec(Requests.ship("ship"))
-                .exec(Requests.deliver("deliver", false)));
+                .exec(Requests.callback(name + "callback PAYMENT_SUCCEEDED"))
+                .exec(Requests.ship(name + "ship"))
+                .exec(Requests.deliver(name + "deliver", false)));
     }
 }

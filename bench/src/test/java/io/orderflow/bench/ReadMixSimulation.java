@@ -3,7 +3,6 @@ package io.orderflow.bench;
 import static io.gatling.javaapi.core.CoreDsl.exec;
 import static io.gatling.javaapi.core.CoreDsl.percent;
 import static io.gatling.javaapi.core.CoreDsl.randomSwitch;
-import static io.gatling.javaapi.core.CoreDsl.scenario;
 
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,15 +21,12 @@ public class ReadMixSimulation extends BenchSimulation {
 
     public ReadMixSimulation() {
         super(1, 0.2);
-        run(scenario("read mix")
-                .exec(stopWhenSaturated())
-                .exec(randomSwitch().on(
-                        percent(80.0).then(exec(session -> session.set("orderId",
-                                Seeded.id(ThreadLocalRandom.current().nextLong(READ_FROM, READ_TO + 1))))
-                                .exec(Requests.get("get"))),
-                        percent(20.0).then(exec(session -> session.set("orderId", nextToShip())
-                                .set("tracking", "TRK-MIX"))
-                                .exec(Requests.ship("ship"))))));
+        run("read mix", name -> randomSwitch().on(
+                percent(80.0).then(exec(session -> session.set("orderId",
+                        Seeded.id(ThreadLocalRandom.current().nextLong(READ_FROM, READ_TO + 1))))
+                        .exec(Requests.get(name + "get"))),
+                percent(20.0).then(exec(session -> session.set("orderId", nextToShip()).set("tracking", "TRK-MIX"))
+                        .exec(Requests.ship(name + "ship")))));
     }
 
     private static String nextToShip() {

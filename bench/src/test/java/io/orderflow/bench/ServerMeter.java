@@ -26,9 +26,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * duplicates, SQL statements sent, CPU the service used. Server-side counts are the ground truth for "achieved":
  * Gatling only knows what its users saw.
  *
- * <p>In a stairs run, a level whose achieved request rate falls below {@value #KEEP_UP} of the offered one (or
- * that answers more than 1% 5xx) marks the service as saturated; the simulation then stops injecting, so the run
- * overshoots capacity by one level at most instead of piling up a backlog that would take minutes to drain.
+ * <p>In a stairs run, a level whose served request rate falls below {@value #KEEP_UP} of the offered one (or that
+ * answers more than 1% 5xx) falls behind; after {@value #LEVELS_BEHIND} such levels in a row the simulation stops
+ * injecting, so the run overshoots capacity by two levels at most instead of piling up a backlog that would take
+ * minutes to drain.
  */
 public final class ServerMeter {
 
@@ -36,6 +37,8 @@ public final class ServerMeter {
     static final double KEEP_UP = 0.85;
     /** Share of 5xx answers above which a level counts as failing. */
     static final double MAX_5XX = 0.01;
+    /** Consecutive levels that fall behind before a stairs run stops. */
+    static final int LEVELS_BEHIND = 2;
 
     /** Counters read from /q/metrics (monotonic), under short names. */
     static final List<String> COUNTERS = List.of("http", "http_5xx", "applied", "duplicate", "illegal",
@@ -49,7 +52,7 @@ public final class ServerMeter {
     }
 
     /** What the service did during one level's measuring window (rates per second). */
-    public record LevelFigures(Load.Level level, double offeredRequests, double offeredTransitions,
+    public record LevelFigures(Load.Level level, double[] window, double offeredRequests, double offeredTransitions,
             Map<String, Double> rates, String verdict) {
 
         double rate(String name) {
@@ -74,7 +77,8 @@ public final class ServerMeter {
         return thread;
     });
     private long startNanos;
-    /** When the first user arrived: Gatling starts injecting a moment (seconds, on a busy machine) after before(). */
+    private int behind;
+    /** When injection started: Gatling starts injecting a moment (seconds, on a busy machine) after before(). */
     private final AtomicLong originNanos = new AtomicLong();
 
     /**
@@ -98,14 +102,14 @@ public final class ServerMeter {
         return saturated.get();
     }
 
-    /** Called as each user starts; the first call fixes time zero of the schedule. */
-    public void arrived() {
+    /** Called once, by the simulation's clock user, when injection starts: time zero of the schedule. */
+    public void injectionStarted() {
         if (originNanos.get() == 0) {
             originNanos.compareAndSet(0, System.nanoTime());
         }
     }
 
-    /** Seconds from meter start to the first arrival (0 until a user has arrived). */
+    /** Seconds from meter start to the start of injection (0 until it has started). */
     private double origin() {
         long origin = originNanos.get();
         return origin == 0 ? 0 : (origin - startNanos) / 1e9;
@@ -136,7 +140,9 @@ public final class ServerMeter {
                     if (!done && now >= level.end() + 0.5) {
                         LevelFigures figures = judge(level);
                         judged.add(figures);
-                        if (load.isStairs() && !figures.verdict().equals("keeps up")) {
+                        // one bad level can be a hiccup of the shared machine; two in a row are saturation
+                        behind = figures.verdict().equals("keeps up") ? 0 : behind + 1;
+                        if (load.isStairs() && behind >= LEVELS_BEHIND) {
                             saturated.set(true);
                         }
                     }
@@ -168,10 +174,17 @@ public final class ServerMeter {
         }
     }
 
-    /** True when samples exist on both sides of the level's measuring window. */
+    /**
+     * True when the samples cover most of the level's measuring window. The last level of a run may end a little
+     * before its nominal end (the run stops once the last user is done): it is measured up to the last sample.
+     */
     private boolean covered(Load.Level level) {
-        return originNanos.get() != 0 && !samples.isEmpty()
-                && samples.get(samples.size() - 1).seconds() >= origin() + window(level)[1] - 0.5;
+        if (originNanos.get() == 0 || samples.isEmpty()) {
+            return false;
+        }
+        double[] window = window(level);
+        double last = samples.get(samples.size() - 1).seconds() - origin();
+        return last >= window[0] + (window[1] - window[0]) / 2;
     }
 
     /**
@@ -187,6 +200,9 @@ public final class ServerMeter {
     LevelFigures judge(Load.Level level) {
         double[] window = window(level);
         double shift = origin();
+        if (!samples.isEmpty()) {
+            window[1] = Math.min(window[1], samples.get(samples.size() - 1).seconds() - shift);
+        }
         double span = window[1] - window[0];
         Map<String, Double> rates = new LinkedHashMap<>();
         for (String counter : COUNTERS) {
@@ -194,7 +210,8 @@ public final class ServerMeter {
         }
         double offeredRequests = level.usersPerSec() * requestsPerUser;
         String verdict = verdict(offeredRequests, rates.get("http"), rates.get("http_5xx"));
-        return new LevelFigures(level, offeredRequests, level.usersPerSec() * transitionsPerUser, rates, verdict);
+        return new LevelFigures(level, window, offeredRequests, level.usersPerSec() * transitionsPerUser, rates,
+                verdict);
     }
 
     static String verdict(double offeredRequests, double achievedRequests, double errors) {
@@ -327,7 +344,7 @@ public final class ServerMeter {
             levels.append('\n');
             judged.sort((a, b) -> Integer.compare(a.level().index(), b.level().index()));
             for (LevelFigures f : judged) {
-                double[] window = window(f.level());
+                double[] window = f.window();
                 levels.append(String.format(Locale.ROOT, "%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%s", f.level().index(),
                         f.level().usersPerSec(), window[0], window[1], f.offeredRequests(), f.offeredTransitions(),
                         f.verdict()));

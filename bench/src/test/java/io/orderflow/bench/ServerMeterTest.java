@@ -45,7 +45,7 @@ class ServerMeterTest {
 
     @Test
     void ratesComeFromCountersInterpolatedAtTheWindowsEdges() {
-        Load load = Load.fixed(10, 10);
+        Load load = Load.fixed(10, 10, 0);
         ServerMeter meter = new ServerMeter(load, 5, 4);
         // 50 requests/s, sampled at uneven moments
         meter.addSample(0.0, Map.of("http", 0.0));
