@@ -1,0 +1,360 @@
+#!/usr/bin/env bash
+# The orderflow benchmark, whole, on one machine, in one run (issue 7; results explained in docs/benchmarks.md).
+#
+#   bench/run.sh           the full comparison (~10 minutes): builds the service if its jar is stale, starts it
+#                          twice (Redis up on :18080, Redis down on :18081) against PostgreSQL db orderflow_bench
+#                          and Redis db 1, warms both up, then runs side by side:
+#                            pgbench anchor (the SQL of one transition) and redis-benchmark,
+#                            S1 lifecycle: stairs to saturation, then a fixed rate at half of it,
+#                            S2 duplicate storm: stairs, then half of its saturation,
+#                            S4 read mix: stairs,
+#                            wrk peer figures (ship, same-key retry, keyless duplicate ship, GET; 2 threads, 32 conns),
+#                            S3 duplicate storm with Redis down: stairs,
+#                          prints a summary table (also bench/target/results/summary.md) and stops the services.
+#                          Gatling's HTML reports: bench/target/gatling/<simulation>-<time>/index.html.
+#   bench/run.sh --smoke   CI: compile the bench, start the service, 10 s of scenario 1 at a low rate; exits
+#                          non-zero if the service does not start or more than 5% of the requests fail.
+#
+# Needs: Java 17, PostgreSQL on 127.0.0.1:5432 (trust, user postgres), Redis on 127.0.0.1:6379; for the full run
+# also pgbench, redis-benchmark, wrk and python3. All load goes to 127.0.0.1. Settings: BENCH_* variables below.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH=$ROOT/bench
+TARGET=$BENCH/target
+RESULTS=$TARGET/results
+
+DB=${BENCH_DB:-orderflow_bench}
+REDIS_DB=${BENCH_REDIS_DB:-1}                       # never db 0: other test suites FLUSHDB it
+PORT=${BENCH_PORT:-18080}                           # the service with Redis
+PORT_NO_REDIS=${BENCH_PORT_NO_REDIS:-18081}         # the same service with Redis pointed at a dead port
+DEAD_REDIS_PORT=${BENCH_DEAD_REDIS_PORT:-16399}     # nothing may listen there (checked)
+XMX=${BENCH_XMX:-256m}
+POOL=20                                             # quarkus.datasource.reactive.max-size of the service
+LEVEL_SECONDS=${BENCH_LEVEL_SECONDS:-8}             # one step of a stairs run
+FACTOR=${BENCH_FACTOR:-1.3}                         # each step offers this much more than the last
+MAX_LEVELS=${BENCH_MAX_LEVELS:-12}
+FIXED_SECONDS=${BENCH_FIXED_SECONDS:-25}
+WRK_SECONDS=${BENCH_WRK_SECONDS:-10}
+PGBENCH_SECONDS=${BENCH_PGBENCH_SECONDS:-15}
+S1_START=${BENCH_S1_START:-6}                       # lifecycles/s of the first S1 step
+JFR=${BENCH_JFR:-0}                                 # 1: record a JFR profile of the Redis-up service
+QUIET_LOAD=${BENCH_QUIET_LOAD:-}                    # wait (up to BENCH_QUIET_WAIT s) for a 1-min load below this
+QUIET_WAIT=${BENCH_QUIET_WAIT:-900}
+
+# Seeded orders (bench/sql/seed.sql); order n has id 00000000-0000-4000-8000-<n in hex>, see Seeded.java.
+PAID=300000 SHIPPED=10000
+ANCHOR_ORDERS=20000                                 # pgbench moves orders 1..20000 (they stay PAID)
+RETRY_ORDER=50000                                   # the order of the same-key retry
+WRK_SHIP_FROM=100001 WRK_SHIP_TO=200000             # shipped once each by wrk
+MIX_SHIP_FROM=200001 MIX_SHIP_TO=300000             # shipped once each by the read mix
+DUP_FROM=$((PAID + 1)) DUP_TO=$((PAID + SHIPPED))   # already SHIPPED: keyless duplicate ships
+
+SMOKE=0
+case "${1:-}" in
+  --smoke) SMOKE=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--smoke]" >&2; exit 2 ;;
+esac
+
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { log "FAILED: $*"; exit 1; }
+psql_db() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d "$DB" "$@"; }
+
+# --- processes this script starts, and only those, are stopped on exit (by pid) ---
+PIDS=()
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+preflight() {
+  command -v java >/dev/null || die "java is missing"
+  pg_isready -q -h 127.0.0.1 -p 5432 || die "PostgreSQL is not up on 127.0.0.1:5432"
+  redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG || die "Redis is not up on 127.0.0.1:6379"
+  if [ "$SMOKE" = 0 ]; then
+    local tool
+    for tool in pgbench redis-benchmark wrk python3; do
+      command -v "$tool" >/dev/null || die "$tool is missing (apt-get install -y wrk postgresql-contrib redis-tools)"
+    done
+  fi
+  local port
+  for port in "$PORT" "$PORT_NO_REDIS"; do
+    ! curl -s -o /dev/null "http://127.0.0.1:$port/" || die "port $port is taken; set BENCH_PORT/BENCH_PORT_NO_REDIS"
+  done
+  ! redis-cli -p "$DEAD_REDIS_PORT" ping >/dev/null 2>&1 || die "something listens on $DEAD_REDIS_PORT"
+  if ! psql -X -h 127.0.0.1 -U postgres -d postgres -Atc "select 1 from pg_database where datname = '$DB'" \
+      | grep -q 1; then
+    log "creating database $DB"
+    createdb -h 127.0.0.1 -U postgres "$DB"
+  fi
+}
+
+build_service() {
+  local app_jar
+  app_jar=$(ls "$ROOT"/target/quarkus-app/app/*.jar 2>/dev/null | head -n 1 || true)
+  if [ -z "$app_jar" ] || [ -n "$(find "$ROOT/src/main" "$ROOT/pom.xml" -newer "$app_jar" -print -quit)" ]; then
+    log "packaging the service (./mvnw package -DskipTests)"
+    (cd "$ROOT" && ./mvnw -B -q package -DskipTests)
+  else
+    log "service jar is up to date"
+  fi
+}
+
+build_bench() {
+  log "compiling the bench and running its unit tests"
+  (cd "$ROOT" && ./mvnw -B -q -f bench/pom.xml test) || die "the bench does not compile or its tests fail"
+}
+
+# start_service NAME PORT REDIS_URL [java options...] — the packaged jar, prod profile, env configuration only.
+start_service() {
+  local name=$1 port=$2 redis=$3
+  shift 3
+  log "starting $name on :$port (-Xmx$XMX, Redis $redis)"
+  (cd "$RESULTS" && exec env \
+      QUARKUS_HTTP_PORT="$port" \
+      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://127.0.0.1:5432/$DB" \
+      QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://127.0.0.1:5432/$DB" \
+      QUARKUS_REDIS_HOSTS="$redis" \
+      PAYMENTS_PROVIDERS_MOCKPAY_SECRETS=whsec_dev_mockpay_not_a_secret \
+      MP_JWT_VERIFY_PUBLICKEY_LOCATION=dev/publicKey.pem \
+      MP_JWT_VERIFY_ISSUER=https://orderflow.dev/dev-issuer \
+      java "-Xmx$XMX" "$@" -jar "$ROOT/target/quarkus-app/quarkus-run.jar") > "$RESULTS/$name.log" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  echo "$pid" > "$RESULTS/$name.pid"
+  # resident memory once a second, for the RSS figure
+  (while kill -0 "$pid" 2>/dev/null; do
+     printf '%s\t%s\n' "$(date +%s)" "$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)"
+     sleep 1
+   done) > "$RESULTS/$name-rss.tsv" &
+  PIDS+=("$!")
+}
+
+await_service() {
+  local name=$1 port=$2 pid
+  pid=$(cat "$RESULTS/$name.pid")
+  for _ in $(seq 1 240); do
+    kill -0 "$pid" 2>/dev/null || { tail -n 30 "$RESULTS/$name.log"; die "$name exited during start-up"; }
+    if curl -sf -o /dev/null "http://127.0.0.1:$port/q/health/ready"; then
+      log "$name is ready"
+      return
+    fi
+    sleep 0.5
+  done
+  tail -n 30 "$RESULTS/$name.log"
+  die "$name did not become ready in 120 s"
+}
+
+phase() { # marks where a phase starts, with the machine's load: other people's builds share it
+  printf '%s\t%s\t%s\n' "$1" "$(date +%s)" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$RESULTS/phases.tsv"
+  log "$1 (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+}
+
+# gatling LABEL SIMULATION PORT [-Dbench.x=y ...] — one Gatling run; its exit code is returned, never fatal here.
+gatling() {
+  local label=$1 simulation=$2 port=$3
+  shift 3
+  phase "$label"
+  local rc=0
+  (cd "$ROOT" && ./mvnw -B -q -f bench/pom.xml gatling:test \
+      -Dgatling.simulationClass="io.orderflow.bench.$simulation" \
+      -Dbench.label="$label" -Dbench.results="$RESULTS" -Dbench.baseUrl="http://127.0.0.1:$port" \
+      -Dbench.customerToken="$CUSTOMER" -Dbench.operatorToken="$OPERATOR" "$@") \
+      > "$RESULTS/$label-gatling.log" 2>&1 || rc=$?
+  local report
+  report=$(grep -o 'file://[^ ]*index.html' "$RESULTS/$label-gatling.log" | tail -n 1 | sed 's#^file://##' || true)
+  printf '%s\t%s\t%s\t%s\n' "$label" "$simulation" "$rc" "$report" >> "$RESULTS/runs.tsv"
+  grep -E 'percentage of failed|request count|99th percentile' "$RESULTS/$label-gatling.log" | sed 's/^/    /' \
+    | head -n 4 || true
+  return "$rc"
+}
+
+# saturation LABEL COLUMN PER_USER — users/s the service actually served at its best step (from the meter).
+saturation() {
+  python3 "$BENCH/summarize.py" saturation "$RESULTS/$1-levels.tsv" "$2" "$3"
+}
+
+mint_tokens() {
+  CUSTOMER=$("$ROOT/dev/mint-token.sh" customer c-bench 7200)
+  OPERATOR=$("$ROOT/dev/mint-token.sh" operator ops-bench 7200)
+}
+
+smoke() {
+  rm -rf "$RESULTS"
+  mkdir -p "$RESULTS"
+  preflight
+  build_service
+  mint_tokens
+  redis-cli -n "$REDIS_DB" flushdb >/dev/null
+  # the service starts while the bench compiles: on 2 cores the overlap still saves most of a start-up
+  start_service service "$PORT" "redis://127.0.0.1:6379/$REDIS_DB"
+  build_bench
+  await_service service "$PORT"
+  gatling smoke LifecycleSimulation "$PORT" -Dbench.load=fixed -Dbench.rate=4 -Dbench.seconds=10 \
+      -Dbench.maxKoPercent=5 || die "the smoke run failed (see $RESULTS/smoke-gatling.log)"
+  log "smoke passed: $(grep -o 'file://[^ ]*index.html' "$RESULTS/smoke-gatling.log" | tail -n 1)"
+}
+
+anchor() { # the SQL of one transition, straight to PostgreSQL, at the service's pool size
+  local label=$1 body now expires
+  phase "$label"
+  body='{"id":"00000000-0000-4000-8000-000000000001","customerId":"c-bench","status":"PAYMENT_PENDING","version":1,"currency":"EUR","amount":2500,"items":[{"sku":"BENCH-1","quantity":2,"unitPrice":1250}],"payment":{"provider":"mockpay","providerTxnId":null,"paidAt":null,"refundedAt":null},"createdAt":"2026-11-30T09:16:47.635459Z","updatedAt":"2026-11-30T09:16:48.466275Z"}'
+  now=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+  expires=$(date -u -d '+30 days' +%Y-%m-%dT%H:%M:%S.%6NZ)
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    # other people's test suites share max_connections: a refused connection is retried, not fatal
+    if pgbench -h 127.0.0.1 -U postgres -n -M prepared -c "$POOL" -j 2 -T "$PGBENCH_SECONDS" \
+        -D orders="$ANCHOR_ORDERS" -D now="$now" -D expires="$expires" -D event=PAY -D source=anchor \
+        -D scope="customer:c-bench POST /orders/{id}/pay anchor" -D tier=PAYMENTS -D state=DONE \
+        -D fingerprint=db8092b51c0cae1fb191ded0f1634f6893dd580badf36ab8ee9be01170338901 -D response_status=200 \
+        -D content_type=application/json -D headers='{"ETag": "W2"}' -D body="$body" \
+        -f "$BENCH/sql/transition-keyed.pgbench@1" -f "$BENCH/sql/transition-keyless.pgbench@1" \
+        "$DB" > "$RESULTS/$label.txt" 2>&1; then
+      grep -E '^tps' "$RESULTS/$label.txt" | sed 's/^/    /'
+      return
+    fi
+    log "pgbench attempt $attempt failed: $(grep -m1 -i error "$RESULTS/$label.txt" || tail -n 1 "$RESULTS/$label.txt")"
+    sleep 3
+  done
+  log "no anchor figure for $label"
+}
+
+redis_bench() {
+  phase redis-benchmark
+  redis-benchmark -h 127.0.0.1 -p 6379 --dbnum "$REDIS_DB" -t set,get -n 100000 -q > "$RESULTS/redis-benchmark-c50.txt" 2>&1
+  redis-benchmark -h 127.0.0.1 -p 6379 --dbnum "$REDIS_DB" -t set,get -n 100000 -c 32 -q \
+      > "$RESULTS/redis-benchmark-c32.txt" 2>&1
+  tr '\r' '\n' < "$RESULTS/redis-benchmark-c32.txt" | grep -E '^(SET|GET):' | tail -n 2 | sed 's/^/    /'
+}
+
+# wrk_run LABEL SCRIPT [ENV=VALUE ...] — 2 threads, 32 connections: how the peer was measured (closed model).
+wrk_run() {
+  local label=$1 script=$2
+  shift 2
+  phase "$label"
+  (cd "$ROOT" && env WRK_THREADS=2 CUSTOMER="$CUSTOMER" OPERATOR="$OPERATOR" "$@" \
+      wrk -t2 -c32 -d"${WRK_SECONDS}s" --latency -s "bench/wrk/$script" "http://127.0.0.1:$PORT") \
+      > "$RESULTS/$label.txt" 2>&1 || die "wrk $label failed: $(tail -n 5 "$RESULTS/$label.txt")"
+  grep WRK_RESULT "$RESULTS/$label.txt" | sed 's/^/    /'
+}
+
+# The machine is shared: optionally wait for other people's builds to calm down before measuring.
+wait_for_quiet() {
+  [ -n "$QUIET_LOAD" ] || return 0
+  local waited=0
+  while python3 -c "import sys; sys.exit(0 if float(open('/proc/loadavg').read().split()[0]) >= $QUIET_LOAD else 1)"; do
+    if [ "$waited" -ge "$QUIET_WAIT" ]; then
+      log "load average still $(cut -d' ' -f1 /proc/loadavg) after ${QUIET_WAIT}s; measuring anyway"
+      return 0
+    fi
+    [ $((waited % 60)) = 0 ] && log "waiting for a 1-min load average below $QUIET_LOAD (now $(cut -d' ' -f1 /proc/loadavg))"
+    sleep 5
+    waited=$((waited + 5))
+  done
+}
+
+full() {
+  rm -rf "$RESULTS" "$TARGET/gatling"
+  mkdir -p "$RESULTS"
+  preflight
+  build_service
+  build_bench
+  mint_tokens
+  wait_for_quiet
+  {
+    echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "cores=$(nproc)"
+    echo "memory=$(free -g | awk '/^Mem/ {print $2}') GiB"
+    echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+    echo "java=$(java -version 2>&1 | head -n 1)"
+    echo "postgres=$(psql -X -h 127.0.0.1 -U postgres -d "$DB" -Atc 'show server_version')"
+    echo "redis=$(redis-cli info server | tr -d '\r' | awk -F: '/^redis_version/ {print $2}')"
+    echo "wrk=$(wrk -v 2>&1 | head -n 1)"
+    echo "xmx=$XMX"
+    echo "pool=$POOL"
+    echo "level_seconds=$LEVEL_SECONDS"
+    echo "factor=$FACTOR"
+  } > "$RESULTS/environment.properties"
+
+  local java_opts=()
+  [ "$JFR" = 1 ] && java_opts=("-XX:StartFlightRecording=filename=$RESULTS/service.jfr,settings=profile")
+  redis-cli -n "$REDIS_DB" flushdb >/dev/null
+  start_service service "$PORT" "redis://127.0.0.1:6379/$REDIS_DB" "${java_opts[@]}"
+  start_service service-no-redis "$PORT_NO_REDIS" "redis://127.0.0.1:$DEAD_REDIS_PORT/$REDIS_DB"
+  await_service service "$PORT"
+  await_service service-no-redis "$PORT_NO_REDIS"
+  python3 "$BENCH/cpu_sampler.py" "$RESULTS/cpu.tsv" "$DB" "$(cat "$RESULTS/service.pid")" \
+      "$(cat "$RESULTS/service-no-redis.pid")" &
+  PIDS+=("$!")
+
+  phase seed
+  psql_db -v paid="$PAID" -v shipped="$SHIPPED" -f "$BENCH/sql/seed.sql" > "$RESULTS/seed.txt" 2>&1 \
+    || die "seeding failed: $(tail -n 5 "$RESULTS/seed.txt")"
+
+  # Warm-up: JIT-compile the transition and duplicate paths of both services, both at once (figures unused;
+  # the stairs runs start low, which warms the rest).
+  gatling warmup DuplicateStormSimulation "$PORT" -Dbench.load=fixed -Dbench.rate=3 -Dbench.seconds=15 \
+      -Dbench.maxKoPercent=100 &
+  local warming=$!
+  gatling warmup-no-redis DuplicateStormSimulation "$PORT_NO_REDIS" -Dbench.load=fixed -Dbench.rate=2 \
+      -Dbench.seconds=15 -Dbench.maxKoPercent=100 || true
+  wait "$warming" || true
+
+  # The anchor just before and just after scenario 1, so that the ratio does not hinge on one noisy moment.
+  anchor pgbench-before
+  redis_bench
+
+  # every measured run starts with its own warm-up (see Load.java: the fresh Gatling JVM needs it most)
+  local stairs=(-Dbench.load=stairs -Dbench.factor="$FACTOR" -Dbench.levels="$MAX_LEVELS"
+                -Dbench.levelSeconds="$LEVEL_SECONDS" -Dbench.warmupSeconds="$LEVEL_SECONDS")
+  local fixed=(-Dbench.load=fixed -Dbench.seconds="$FIXED_SECONDS" -Dbench.warmupSeconds="$LEVEL_SECONDS")
+  gatling s1-stairs LifecycleSimulation "$PORT" "${stairs[@]}" -Dbench.rate="$S1_START" || true
+  local s1 half1
+  s1=$(saturation s1-stairs http_per_s 5)
+  half1=$(python3 -c "print(round(max($s1 / 2, 1), 1))")
+  log "S1 saturated at $s1 lifecycles/s; fixed run at $half1"
+  gatling s1-half LifecycleSimulation "$PORT" "${fixed[@]}" -Dbench.rate="$half1" || true
+  anchor pgbench-after
+
+  local s2_start s2 half2
+  s2_start=$(python3 -c "print(round(max($s1 * 0.15, 0.5), 1))")
+  gatling s2-stairs DuplicateStormSimulation "$PORT" "${stairs[@]}" -Dbench.rate="$s2_start" || true
+  s2=$(saturation s2-stairs http_per_s 25)
+  half2=$(python3 -c "print(round(max($s2 / 2, 0.5), 1))")
+  log "S2 saturated at $s2 orders/s (25 requests each); fixed run at $half2"
+  gatling s2-half DuplicateStormSimulation "$PORT" "${fixed[@]}" -Dbench.rate="$half2" || true
+
+  gatling s4-stairs ReadMixSimulation "$PORT" "${stairs[@]}" -Dbench.rate="$(python3 -c "print(round($s1 * 2.5, 1))")" \
+      -Dbench.readFrom=1 -Dbench.readTo="$DUP_TO" -Dbench.shipFrom="$((MIX_SHIP_FROM + 5000))" \
+      -Dbench.shipTo="$MIX_SHIP_TO" || true
+
+  wrk_run wrk-ship ship.lua SHIP_FROM="$WRK_SHIP_FROM" SHIP_TO="$WRK_SHIP_TO"
+  wrk_run wrk-same-key-retry same-key-retry.lua ORDER="$RETRY_ORDER" KEY="wrk-retry-$(date +%s)"
+  wrk_run wrk-keyless-duplicate-ship keyless-duplicate-ship.lua DUP_FROM="$DUP_FROM" DUP_TO="$DUP_TO"
+  wrk_run wrk-get get.lua READ_FROM=1 READ_TO="$DUP_TO"
+
+  gatling s3-stairs DuplicateStormSimulation "$PORT_NO_REDIS" "${stairs[@]}" \
+      -Dbench.rate="$(python3 -c "print(round(max($s2_start / 2, 0.5), 1))")" || true
+  phase done
+
+  # how many anchor transactions really moved their order (a lost CAS race moves nothing)
+  psql_db -Atc "select count(*) from order_transitions where source = 'anchor'" > "$RESULTS/anchor-moved.txt"
+  python3 "$BENCH/summarize.py" report "$RESULTS" | tee "$RESULTS/summary.md"
+}
+
+if [ "$SMOKE" = 1 ]; then
+  smoke
+else
+  full
+fi
