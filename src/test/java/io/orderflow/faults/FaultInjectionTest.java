@@ -75,6 +75,7 @@ class FaultInjectionTest {
         createAs(customer, key, orderBody(customer)).then().statusCode(201).header("Idempotent-Replayed", "true")
                 .body("id", is((String) recovered.path("id")));
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
+        assertEquals(List.of(), Sql.violations(List.of((String) recovered.path("id"))));
     }
 
     @Test
@@ -98,6 +99,7 @@ class FaultInjectionTest {
         postKeyed(id, "ship", shipBody(), key).then().statusCode(200).body("status", is("SHIPPED"));
         postKeyed(id, "ship", shipBody(), key).then().statusCode(200).header("Idempotent-Replayed", "true");
         assertEquals(1, Sql.historyCount(id, "SHIP"));
+        assertEquals(List.of(), Sql.violations(List.of(id)));
     }
 
     @Test
@@ -122,6 +124,7 @@ class FaultInjectionTest {
         assertEquals("SHIPPED", retry.path("status"));
         assertEquals(3, (int) retry.path("version"));
         assertEquals(1, Sql.historyCount(id, "SHIP"));
+        assertEquals(List.of(), Sql.violations(List.of(id)));
     }
 
     @Test
@@ -139,6 +142,7 @@ class FaultInjectionTest {
         assertEquals("true", again.header("Idempotent-Replayed"));
         assertEquals((String) first.path("id"), again.path("id"));
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
+        assertEquals(List.of(), Sql.violations(List.of((String) first.path("id"))));
         System.out.printf("two keyed creates with Redis frozen took %d ms (Redis timeout 50 ms per command)%n", tookMs);
     }
 

@@ -94,7 +94,11 @@ class LifecycleModelTest {
             return diverged(seed, trace, "history " + history + " but the model has " + model.events());
         }
         long version = Sql.count("select version from orders where id = ?::uuid", id);
-        return version == history.size() ? null : diverged(seed, trace, "version " + version);
+        if (version != history.size()) {
+            return diverged(seed, trace, "version " + version);
+        }
+        var violations = Sql.violations(List.of(id));
+        return violations.isEmpty() ? null : diverged(seed, trace, "invariants " + violations);
     }
 
     private static String compare(LifecycleModel.Expected expected, Response answer) {

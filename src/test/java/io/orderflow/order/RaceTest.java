@@ -51,6 +51,7 @@ class RaceTest {
         for (String id : orders) {
             assertEquals(1, Sql.historyCount(id, "SHIP") + Sql.historyCount(id, "CANCEL"), id);
         }
+        assertEquals(List.of(), Sql.violations(orders));
     }
 
     @Test
@@ -69,6 +70,7 @@ class RaceTest {
             assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
             assertEquals(1, Sql.historyCount(id, "CANCEL"));
         }
+        assertEquals(List.of(), Sql.violations(orders));
     }
 
     private static List<String> pendingOrders(int n) {

@@ -44,6 +44,12 @@ public final class Sql {
                 UUID.fromString(orderId), event);
     }
 
+    /** The invariant checker's violations over these orders of the test database (empty when all is well). */
+    public static java.util.List<InvariantChecker.Violation> violations(java.util.Collection<String> orderIds) {
+        return new InvariantChecker(LocalServices.jdbcUrl(), "postgres", "")
+                .check(orderIds.stream().map(UUID::fromString).toList());
+    }
+
     private static <T> T run(String sql, Object[] params, Work<T> work) {
         try (Connection c = DriverManager.getConnection(LocalServices.jdbcUrl(), "postgres", "");
                 PreparedStatement ps = c.prepareStatement(sql)) {
