@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Who used the machine's CPU during a bench run, once a second (run.sh starts and stops it).
 
-  cpu_sampler.py OUT.tsv DB SERVICE_PID [SERVICE_PID ...]
+  cpu_sampler.py OUT.tsv DB SERVICE_PID_FILE [SERVICE_PID_FILE ...]
 
-Writes cumulative CPU seconds per group: the services (each pid given), the load generators (Gatling and the Maven
+Writes cumulative CPU seconds per group: the services (pid files re-read every second: a restarted service keeps
+its group), the load generators (Gatling and the Maven
 that launches it, wrk, pgbench, redis-benchmark), PostgreSQL backends serving DB, PostgreSQL's shared processes
 (WAL writer, checkpointer, autovacuum, other databases' backends), redis-server, and everything else — which on a
 shared machine is mostly other people's builds. Per-phase cores follow from the differences (summarize.py).
@@ -64,9 +65,16 @@ def machine():
 
 def main(argv):
     out_path, db = argv[1], argv[2]
-    services = {}
-    for i, pid in enumerate(argv[3:]):
-        services[int(pid)] = GROUPS[i] if i < 2 else "service"
+    pid_files = argv[3:5]
+
+    def services():
+        out = {}
+        for i, path in enumerate(pid_files):
+            try:
+                out[int(open(path).read().strip())] = GROUPS[i]
+            except (OSError, ValueError):
+                pass
+        return out
     totals = {g: 0.0 for g in GROUPS}
     last = {pid: cpu for pid, (cpu, _, _) in processes().items()}
     with open(out_path, "w") as out:
@@ -74,10 +82,11 @@ def main(argv):
         while True:
             time.sleep(1)
             now = processes()
+            current = services()
             for pid, (cpu, comm, cmdline) in now.items():
                 # a process born since the last sample spent all of its CPU in this interval
                 before = last.get(pid, 0.0)
-                totals[group(pid, comm, cmdline, services, db)] += cpu - before if cpu >= before else cpu
+                totals[group(pid, comm, cmdline, current, db)] += cpu - before if cpu >= before else cpu
             last = {pid: cpu for pid, (cpu, _, _) in now.items()}
             busy, total = machine()
             out.write(f"{time.time():.1f}\t{busy:.2f}\t{total:.2f}\t"

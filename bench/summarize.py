@@ -307,12 +307,12 @@ def report(results):
         if not w:
             say(f"| {name} | n/a | | | | | | {fmt(peer)} | | ≥ {GOAL_FACTOR[name]}× | |")
             continue
-        x = w["rps"] / peer
+        x = w["rps"] / peer  # 0 when the run failed
         phase = cpu.get("wrk-" + {"ship": "ship", "same-key retry": "same-key-retry",
                                   "keyless duplicate SHIP": "keyless-duplicate-ship", "GET": "get"}[name])
         cores = phase["cores"]["service"] if phase else None
         say(f"| {name} | {fmt(w['rps'])} | {fmt(w['p50_ms'], 1)} | {fmt(w['p99_ms'], 1)} | {fmt(w['errors'])} | "
-            f"{fmt(cores * 1000 / w['rps'] if cores else None, 2)} | {fmt(cores, 2)} | "
+            f"{fmt(cores * 1000 / w['rps'] if cores and w['rps'] else None, 2)} | {fmt(cores, 2)} | "
             f"{fmt(peer)} | {fmt(x, 2)} | ≥ {GOAL_FACTOR[name]}× | {verdict(x >= GOAL_FACTOR[name])} |")
     say("")
     say("### Anchors")

@@ -78,6 +78,7 @@ public final class ServerMeter {
     });
     private long startNanos;
     private int behind;
+    private int failedScrapes;
     /** When injection started: Gatling starts injecting a moment (seconds, on a busy machine) after before(). */
     private final AtomicLong originNanos = new AtomicLong();
 
@@ -137,7 +138,7 @@ public final class ServerMeter {
                 double now = elapsed() - origin();
                 for (Load.Level level : load.levels()) {
                     boolean done = judged.stream().anyMatch(f -> f.level().index() == level.index());
-                    if (!done && now >= level.end() + 0.5) {
+                    if (!done && now >= level.end() + 0.5 && covered(level)) {
                         LevelFigures figures = judge(level);
                         judged.add(figures);
                         // one bad level can be a hiccup of the shared machine; two in a row are saturation
@@ -167,8 +168,13 @@ public final class ServerMeter {
             Map<String, Double> values = parse(body);
             values.putAll(machineCpu());
             samples.add(new Sample(at, values));
+            failedScrapes = 0;
         } catch (IOException e) {
             System.err.println("server-meter: scrape failed: " + e);
+            // a service that stops answering has died (or is hopelessly behind): a stairs run ends here
+            if (++failedScrapes >= 3 && load.isStairs()) {
+                saturated.set(true);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -184,6 +190,7 @@ public final class ServerMeter {
         }
         double[] window = window(level);
         double last = samples.get(samples.size() - 1).seconds() - origin();
+        // the last sample is the one taken when the run ended: a service that died stops the samples earlier
         return last >= window[0] + (window[1] - window[0]) / 2;
     }
 
