@@ -74,8 +74,12 @@ class GracefulShutdownIT {
         }
     }
 
-    @Test
-    void shouldGoUnreadyThenFinishInFlightRequestsAndLoseNoAcknowledgedWriteOnSigterm() throws Exception {
+    /** The instance under test with a steady stream running through it, and its successor booting alongside. */
+    private record Streaming(ServiceProcess victim, ServiceProcess successor, ServiceClient client, Held held,
+            AtomicBoolean inRotation, TransitionStream stream) {
+    }
+
+    private Streaming startStreaming() throws Exception {
         ServiceProcess victim = current.awaitReady();
         ServiceProcess successor = next(); // boots while the victim works, and replaces it whatever happens here
         current = successor;
@@ -84,6 +88,18 @@ class GracefulShutdownIT {
         AtomicBoolean inRotation = new AtomicBoolean(true);
         TransitionStream stream = new TransitionStream(client, inRotation::get, 1000).start(WORKERS);
         awaitTrue(() -> stream.acknowledged() >= ACKS_BEFORE_STOP, Duration.ofSeconds(180), "the stream runs");
+        return new Streaming(victim, successor, client, held, inRotation, stream);
+    }
+
+    @Test
+    void shouldGoUnreadyThenFinishInFlightRequestsAndLoseNoAcknowledgedWriteOnSigterm() throws Exception {
+        Streaming run = startStreaming();
+        ServiceProcess victim = run.victim();
+        ServiceProcess successor = run.successor();
+        ServiceClient client = run.client();
+        Held held = run.held();
+        AtomicBoolean inRotation = run.inRotation();
+        TransitionStream stream = run.stream();
 
         Probe probe = new Probe(victim, inRotation).start();
         awaitTrue(() -> probe.saw(200), Duration.ofSeconds(60), "the probe sees the instance ready");
@@ -120,14 +136,13 @@ class GracefulShutdownIT {
 
     @Test
     void shouldApplyEveryRetriedRequestExactlyOnceAfterKillMinus9() throws Exception {
-        ServiceProcess victim = current.awaitReady();
-        ServiceProcess successor = next(); // boots while the victim works, and replaces it whatever happens here
-        current = successor;
-        ServiceClient client = new ServiceClient(victim);
-        Held held = paidOrder(client);
-        AtomicBoolean inRotation = new AtomicBoolean(true);
-        TransitionStream stream = new TransitionStream(client, inRotation::get, 1000).start(WORKERS);
-        awaitTrue(() -> stream.acknowledged() >= ACKS_BEFORE_STOP, Duration.ofSeconds(180), "the stream runs");
+        Streaming run = startStreaming();
+        ServiceProcess victim = run.victim();
+        ServiceProcess successor = run.successor();
+        ServiceClient client = run.client();
+        Held held = run.held();
+        AtomicBoolean inRotation = run.inRotation();
+        TransitionStream stream = run.stream();
 
         Answer lost;
         try (Connection lock = ItDatabase.connect()) {
