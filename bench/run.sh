@@ -332,7 +332,7 @@ full() {
   local fixed=(-Dbench.load=fixed -Dbench.seconds="$FIXED_SECONDS" -Dbench.warmupSeconds="$LEVEL_SECONDS")
   gatling s1-stairs LifecycleSimulation "$PORT" "${stairs[@]}" -Dbench.rate="$S1_START" || true
   local s1 half1
-  s1=$(saturation s1-stairs http_per_s 5)
+  s1=$(saturation s1-stairs good_per_s 5)
   half1=$(python3 -c "print(round(max($s1 / 2, 1), 1))")
   log "S1 saturated at $s1 lifecycles/s; fixed run at $half1"
   gatling s1-half LifecycleSimulation "$PORT" "${fixed[@]}" -Dbench.rate="$half1" || true
@@ -348,10 +348,10 @@ full() {
   wrk_run wrk-get get.lua READ_FROM=1 READ_TO="$DUP_TO"
 
   local s2_start s2 half2
-  s2_start=$(python3 -c "print(round(max($s1 * 0.15, 0.5), 1))")
+  s2_start=$(python3 -c "print(round(max($s1 * 0.05, 0.5), 1))")
   ensure_service service "$PORT" "redis://127.0.0.1:6379/$REDIS_DB"
   gatling s2-stairs DuplicateStormSimulation "$PORT" "${stairs[@]}" -Dbench.rate="$s2_start" || true
-  s2=$(saturation s2-stairs http_per_s 25)
+  s2=$(saturation s2-stairs good_per_s 25)
   half2=$(python3 -c "print(round(max($s2 / 2, 0.5), 1))")
   log "S2 saturated at $s2 orders/s (25 requests each); fixed run at $half2"
   ensure_service service "$PORT" "redis://127.0.0.1:6379/$REDIS_DB"

@@ -54,6 +54,18 @@ public interface IdempotencyConfig {
         /** Life of a cached completed response (never longer than the record's retention). */
         @WithDefault("1h")
         Duration cacheTtl();
+
+        /**
+         * Consecutive Redis failures or timeouts that open the breaker: while it is open the shutter does not call
+         * Redis at all (requests go straight to the database), so a sick Redis costs nothing and its client's queue
+         * can drain.
+         */
+        @WithDefault("10")
+        int breakerFailures();
+
+        /** How long the breaker stays open; then one command probes Redis, and one more failure opens it again. */
+        @WithDefault("1s")
+        Duration breakerOpen();
     }
 
     interface Sweeper {

@@ -106,9 +106,8 @@ public class IdempotencyGate {
 
     /** Stores an outcome that wrote no business row (a duplicate, a business failure); a racer may have won. */
     private Uni<Reply> store(KeyClaim claim, Reply reply) {
-        return repository.insertIfAbsent(claim.record(reply)).chain(inserted -> inserted
-                ? Uni.createFrom().item(reply)
-                : repository.find(claim.scope(), claim.key()).map(found -> replay(claim, found)));
+        return repository.insertOrFind(claim.record(reply))
+                .map(winner -> winner == null ? reply : replay(claim, winner));
     }
 
     private Reply replay(KeyClaim claim, DedupRecord existing) {

@@ -11,6 +11,12 @@ import java.time.Duration;
 @ApplicationScoped
 public class IdempotencyRepository {
 
+    /** The main query reads the snapshot from before the insert: it sees a row only when someone else's stood. */
+    private static final String INSERT_OR_FIND = "with stored as (" + DedupRecord.insertSql(0, null)
+            + " on conflict (scope, idem_key) do nothing returning 1)"
+            + " select (select count(*) from stored) as inserted, k.* from (select 1) one"
+            + " left join idempotency_keys k on k.scope = $1 and k.idem_key = $2";
+
     private final Db db;
 
     public IdempotencyRepository(Db db) {
@@ -22,10 +28,22 @@ public class IdempotencyRepository {
                 .map(rows -> rows.size() == 0 ? null : DedupRecord.from(rows.iterator().next()));
     }
 
-    /** Stores an outcome that changed no business row; false when the key was recorded first by someone else. */
-    public Uni<Boolean> insertIfAbsent(DedupRecord record) {
-        String sql = DedupRecord.insertSql(0, null) + " on conflict (scope, idem_key) do nothing";
-        return db.execute(sql, Tuple.from(record.params())).map(rows -> rows.rowCount() == 1);
+    /**
+     * Stores an outcome that changed no business row, in one round trip with reading the record that won when the
+     * key was recorded first by someone else.
+     *
+     * @return null when {@code record} was stored; otherwise the record that stands (read again in the rare case
+     *         that it committed after this statement's snapshot was taken)
+     */
+    public Uni<DedupRecord> insertOrFind(DedupRecord record) {
+        return db.execute(INSERT_OR_FIND, Tuple.from(record.params())).chain(rows -> {
+            var row = rows.iterator().next();
+            if (row.getLong("inserted") == 1) {
+                return Uni.createFrom().nullItem();
+            }
+            return row.getString("scope") != null ? Uni.createFrom().item(DedupRecord.from(row))
+                    : find(record.scope(), record.key());
+        });
     }
 
     /** Marks up to {@code batch} rows past their expiry EXPIRED; several sweepers skip each other's rows. */

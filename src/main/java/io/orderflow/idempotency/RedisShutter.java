@@ -15,6 +15,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
 
 /**
@@ -22,6 +23,10 @@ import org.jboss.logging.Logger;
  * claims a key in one round trip and, when the key is already there, returns what stands there — an in-flight
  * marker or a cached completed response. Redis only ever saves work: every failure, timeout or miss answers
  * {@link Peek.Kind#UNAVAILABLE} or {@link Peek.Kind#CLAIMED}, and the database decides.
+ *
+ * <p>A breaker keeps a failing Redis from costing every request its timeout: after
+ * {@code idempotency.redis.breaker-failures} failures in a row the shutter answers UNAVAILABLE without calling Redis
+ * for {@code idempotency.redis.breaker-open}; then the next command probes, and one more failure opens it again.
  */
 @ApplicationScoped
 public class RedisShutter {
@@ -51,7 +56,10 @@ public class RedisShutter {
     private final ReactiveValueCommands<String, String> values;
     private final IdempotencyConfig.Redis config;
     private final Counter fallbacks;
+    private final Counter breakerOpenings;
     private final AtomicBoolean healthy = new AtomicBoolean(true);
+    private final AtomicInteger failuresInARow = new AtomicInteger();
+    private volatile long openUntilNanos = System.nanoTime();
 
     public RedisShutter(ReactiveRedisDataSource redis, IdempotencyConfig config, MeterRegistry registry) {
         this.values = redis.value(String.class);
@@ -59,10 +67,14 @@ public class RedisShutter {
         this.fallbacks = Counter.builder("orderflow.idempotency.redis.fallbacks")
                 .description("Requests that went on without Redis because it failed or was too slow")
                 .register(registry);
+        this.breakerOpenings = Counter.builder("orderflow.idempotency.redis.breaker.openings")
+                .description("Times Redis failed often enough in a row to be skipped for a while")
+                .register(registry);
     }
 
     public Uni<Peek> claim(KeyClaim claim) {
-        if (!config.enabled()) {
+        if (skipRedis()) {
+            fallbacks.increment();
             return Uni.createFrom().item(Peek.UNAVAILABLE_PEEK);
         }
         SetArgs args = new SetArgs().nx().ex(config.pendingTtl());
@@ -92,7 +104,7 @@ public class RedisShutter {
 
     /** Caches a completed response; a failure here costs only a database round trip later. */
     public Uni<Void> remember(KeyClaim claim, Reply reply) {
-        if (!config.enabled()) {
+        if (skipRedis()) {
             return Uni.createFrom().voidItem();
         }
         Duration ttl = Duration.between(Instant.now(), claim.expiresAt());
@@ -111,7 +123,7 @@ public class RedisShutter {
 
     /** Drops the in-flight marker of a request whose database work failed, so a retry is not held up. */
     public Uni<Void> release(KeyClaim claim) {
-        if (!config.enabled()) {
+        if (skipRedis()) {
             return Uni.createFrom().voidItem();
         }
         return bounded(values.getdel(redisKey(claim))).replaceWithVoid()
@@ -125,15 +137,35 @@ public class RedisShutter {
         return healthy.get();
     }
 
+    /** True while the breaker is open. */
+    public boolean isBypassed() {
+        return System.nanoTime() - openUntilNanos < 0;
+    }
+
+    private boolean skipRedis() {
+        return !config.enabled() || isBypassed();
+    }
+
     private <T> Uni<T> bounded(Uni<T> command) {
         return command.ifNoItem().after(config.timeout()).fail()
-                .invoke(ignored -> healthy.set(true));
+                .invoke(ignored -> {
+                    failuresInARow.set(0);
+                    if (!healthy.getAndSet(true)) {
+                        LOG.info("Redis answers again; the idempotency fast path is back");
+                    }
+                });
     }
 
     private Peek unavailable(Throwable failure) {
         fallbacks.increment();
         if (healthy.getAndSet(false)) {
             LOG.warnf("Redis unavailable, idempotency falls back to the database: %s", failure.toString());
+        }
+        if (failuresInARow.incrementAndGet() >= config.breakerFailures()) {
+            // open; after it closes, a single further failure re-opens it (the first command is the probe)
+            failuresInARow.set(config.breakerFailures() - 1);
+            openUntilNanos = System.nanoTime() + config.breakerOpen().toNanos();
+            breakerOpenings.increment();
         }
         return Peek.UNAVAILABLE_PEEK;
     }

@@ -69,31 +69,31 @@ public class PaymentCallbacks {
     }
 
     private Uni<Reply> apply(String provider, ProviderEvent event, KeyClaim claim) {
-        return orders.find(event.order(), null)
+        TransitionCommand command = new TransitionCommand(event.order(), event.event(),
+                new EventDetails.ProviderReport(provider, event.providerTxnId()), null, provider, event.eventId(), null);
+        return orders.transition(command, claim, result -> ack(event, result),
+                        order -> sameAmount(provider, event, order))
                 .onFailure(OrderNotFoundException.class).call(() -> anomalies.record(provider, event,
                         PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + event.orderId()))
-                .chain(order -> {
-                    if (order.amount() != event.amount() || !order.currency().equals(event.currency())) {
-                        String detail = "The provider reported " + event.amount() + " " + event.currency()
-                                + " for an order of " + order.amount() + " " + order.currency();
-                        return anomalies.record(provider, event, PaymentAnomaly.Kind.AMOUNT_MISMATCH, detail)
-                                .chain(() -> Uni.createFrom().failure(
-                                        ProblemException.of(ProblemType.AMOUNT_MISMATCH, detail)));
-                    }
-                    TransitionCommand command = new TransitionCommand(order.id(), event.event(),
-                            new EventDetails.ProviderReport(provider, event.providerTxnId()), null, provider,
-                            event.eventId(), null);
-                    return orders.transition(command, claim, result -> ack(event, result))
-                            .onFailure(IllegalTransitionException.class).call(failure -> anomalies.record(provider,
-                                    event, PaymentAnomaly.Kind.STALE_EVENT, failure.getMessage()))
-                            .call(done -> isDoubleCapture(event, done.result())
-                                    ? anomalies.record(provider, event, PaymentAnomaly.Kind.DOUBLE_CAPTURE,
-                                            "Captured again as " + event.providerTxnId() + " after "
-                                                    + done.result().order().payment().providerTxnId()
-                                                    + "; a refund is owed")
-                                    : Uni.createFrom().voidItem())
-                            .map(OrderService.Transitioned::reply);
-                });
+                .onFailure(IllegalTransitionException.class).call(failure -> anomalies.record(provider, event,
+                        PaymentAnomaly.Kind.STALE_EVENT, failure.getMessage()))
+                .call(done -> isDoubleCapture(event, done.result())
+                        ? anomalies.record(provider, event, PaymentAnomaly.Kind.DOUBLE_CAPTURE,
+                                "Captured again as " + event.providerTxnId() + " after "
+                                        + done.result().order().payment().providerTxnId() + "; a refund is owed")
+                        : Uni.createFrom().voidItem())
+                .map(OrderService.Transitioned::reply);
+    }
+
+    /** The provider must report the order's own amount and currency; otherwise nothing moves (422, an anomaly). */
+    private Uni<Void> sameAmount(String provider, ProviderEvent event, Order order) {
+        if (order.amount() == event.amount() && order.currency().equals(event.currency())) {
+            return Uni.createFrom().voidItem();
+        }
+        String detail = "The provider reported " + event.amount() + " " + event.currency() + " for an order of "
+                + order.amount() + " " + order.currency();
+        return anomalies.record(provider, event, PaymentAnomaly.Kind.AMOUNT_MISMATCH, detail)
+                .chain(() -> Uni.createFrom().failure(ProblemException.of(ProblemType.AMOUNT_MISMATCH, detail)));
     }
 
     /** A success with another transaction id for an order already paid: the customer was charged twice. */

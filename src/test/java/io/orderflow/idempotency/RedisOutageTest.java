@@ -17,6 +17,7 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,15 @@ class RedisOutageTest {
         public List<TestResourceEntry> testResources() {
             return List.of(new TestResourceEntry(KillableRedis.class));
         }
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("idempotency.redis.breaker-open", "300ms");
+        }
     }
+
+    @Inject
+    RedisShutter shutter;
 
     @Inject
     MeterRegistry registry;
@@ -45,7 +54,7 @@ class RedisOutageTest {
     }
 
     @Test
-    void shouldKeepExactlyOnceWhileRedisIsDownAndUseItAgainWhenItReturns() {
+    void shouldKeepExactlyOnceWhileRedisIsDownAndUseItAgainWhenItReturns() throws InterruptedException {
         String customer = "c-outage-" + UUID.randomUUID();
         String before = newKey();
         Response first = create(before, customer);
@@ -54,6 +63,7 @@ class RedisOutageTest {
         KillableRedis.stopServer();
         try {
             double fallbacks = counter("orderflow.idempotency.redis.fallbacks");
+            double openings = counter("orderflow.idempotency.redis.breaker.openings");
             Response replayWithoutRedis = create(before, customer);
             assertEquals(201, replayWithoutRedis.statusCode());
             assertArrayEquals(first.asByteArray(), replayWithoutRedis.asByteArray());
@@ -66,6 +76,8 @@ class RedisOutageTest {
             post(paid, "ship", shipBody()).then().statusCode(200).header("Idempotent-Replayed", "true");
             assertEquals(1, Sql.historyCount(paid, "SHIP"));
             assertTrue(counter("orderflow.idempotency.redis.fallbacks") > fallbacks, "fallbacks are counted");
+            assertTrue(counter("orderflow.idempotency.redis.breaker.openings") > openings,
+                    "failures in a row open the breaker: requests stop asking a dead Redis");
             given().get("/q/health/ready").then().statusCode(200)
                     .body("checks.find { it.name == 'idempotency-fast-path' }.data.redis",
                             org.hamcrest.Matchers.startsWith("degraded"));
@@ -77,6 +89,11 @@ class RedisOutageTest {
 
         given().get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'idempotency-fast-path' }.data.redis", org.hamcrest.Matchers.is("up"));
+        // the breaker lets a probe through once it has been open for breaker-open (300 ms here)
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        while (shutter.isBypassed() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
         String after = newKey();
         create(after, customer).then().statusCode(201);
         double redisReplays = counter("orderflow.idempotency.replays", "layer", "redis");

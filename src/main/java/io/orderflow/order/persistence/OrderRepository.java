@@ -5,7 +5,9 @@ import static io.orderflow.common.Db.ts;
 import io.orderflow.common.Db;
 import io.orderflow.idempotency.DedupRecord;
 import io.orderflow.order.domain.Order;
+import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.OrderStatus;
+import io.orderflow.order.domain.OrderTransitions;
 import io.orderflow.order.domain.Transition;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -38,6 +40,10 @@ public class OrderRepository {
             + " request_key) select id, version, $17, $15, $2, $4, $18, $19 from moved)";
     private static final int CAS_PARAMS = 19;
 
+    private static final String FIND_FOR_EVENT = "select o.*, case when o.status = any($2) then null else"
+            + " array(select t.event || ' ' || t.from_status || ' ' || t.to_status from order_transitions t"
+            + " where t.order_id = o.id order by t.seq) end as steps from orders o where o.id = $1";
+
     private final Db db;
 
     public OrderRepository(Db db) {
@@ -47,6 +53,28 @@ public class OrderRepository {
     public Uni<Order> find(UUID id) {
         return db.execute("select * from orders where id = $1", Tuple.of(id))
                 .map(rows -> rows.size() == 0 ? null : OrderRows.order(rows.iterator().next()));
+    }
+
+    /**
+     * The order as a transition sees it, in one round trip: the row, and its history only when {@code event} cannot
+     * apply to the status it has now (a duplicate or an illegal request, which the history tells apart). The
+     * history comes as {@code event from to} triples ordered by seq; PostgreSQL skips the subquery otherwise.
+     *
+     * @return null when there is no such order
+     */
+    public Uni<Snapshot> findForEvent(UUID id, OrderEvent event) {
+        String[] sources = OrderTransitions.sourcesOf(event).stream().map(Enum::name).toArray(String[]::new);
+        return db.execute(FIND_FOR_EVENT, Tuple.of(id, sources)).map(rows -> {
+            if (rows.size() == 0) {
+                return null;
+            }
+            Row row = rows.iterator().next();
+            return new Snapshot(OrderRows.order(row), OrderRows.steps(row.getArrayOfStrings("steps")));
+        });
+    }
+
+    /** An order and, when it was needed and read with it, its history (oldest first); otherwise null. */
+    public record Snapshot(Order order, List<Transition> history) {
     }
 
     public Uni<List<Transition>> history(UUID id) {

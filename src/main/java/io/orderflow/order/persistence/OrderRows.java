@@ -40,6 +40,23 @@ final class OrderRows {
                 instant(row, "at"), row.getString("source"), row.getString("request_key"));
     }
 
+    /**
+     * History read as {@code "EVENT FROM TO"} triples (see {@link OrderRepository#findForEvent}): what the conflict
+     * judge needs; time, source and key are not read. Null stays null (the history was not needed).
+     */
+    static List<Transition> steps(String[] triples) {
+        if (triples == null) {
+            return null;
+        }
+        List<Transition> steps = new ArrayList<>(triples.length);
+        for (String triple : triples) {
+            String[] part = triple.split(" ", 3);
+            steps.add(new Transition(steps.size() + 1, OrderEvent.valueOf(part[0]), OrderStatus.valueOf(part[1]),
+                    OrderStatus.valueOf(part[2]), null, null, null));
+        }
+        return steps;
+    }
+
     static JsonArray itemsJson(List<LineItem> items) {
         JsonArray array = new JsonArray();
         for (LineItem item : items) {
