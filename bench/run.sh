@@ -29,7 +29,7 @@ REDIS_DB=${BENCH_REDIS_DB:-1}                       # never db 0: other test sui
 PORT=${BENCH_PORT:-18080}                           # the service with Redis
 PORT_NO_REDIS=${BENCH_PORT_NO_REDIS:-18081}         # the same service with Redis pointed at a dead port
 DEAD_REDIS_PORT=${BENCH_DEAD_REDIS_PORT:-16399}     # nothing may listen there (checked)
-XMX=${BENCH_XMX:-256m}
+XMX=${BENCH_XMX:-192m}
 POOL=20                                             # quarkus.datasource.reactive.max-size of the service
 LEVEL_SECONDS=${BENCH_LEVEL_SECONDS:-8}             # one step of a stairs run
 FACTOR=${BENCH_FACTOR:-1.3}                         # each step offers this much more than the last
@@ -164,6 +164,18 @@ ensure_service() {
   phase "restart-$name"
   start_service "$name" "$port" "$redis"
   await_service "$name" "$port"
+}
+
+# After a stairs run pushed the service past saturation: wait until nothing is queued for the database any more and
+# give it a few quiet seconds, so that the next measurement does not start inside the previous overload.
+cool_down() {
+  local port=$1 pending
+  for _ in $(seq 1 60); do
+    pending=$(curl -s --max-time 2 "http://127.0.0.1:$port/q/metrics" | awk '/^orderflow_db_pending / {print int($2)}')
+    [ "${pending:-1}" = 0 ] && break
+    sleep 0.5
+  done
+  sleep 5
 }
 
 phase() { # marks where a phase starts, with the machine's load: other people's builds share it
@@ -337,6 +349,7 @@ full() {
   s1=$(saturation s1-stairs good_per_s 5)
   half1=$(python3 -c "print(round(max($s1 / 2, 1), 1))")
   log "S1 saturated at $s1 lifecycles/s; fixed run at $half1"
+  cool_down "$PORT"
   gatling s1-half LifecycleSimulation "$PORT" "${fixed[@]}" -Dbench.rate="$half1" || true
   anchor pgbench-after
 
@@ -357,6 +370,7 @@ full() {
   half2=$(python3 -c "print(round(max($s2 / 2, 0.5), 1))")
   log "S2 saturated at $s2 orders/s (25 requests each); fixed run at $half2"
   ensure_service service "$PORT" "redis://127.0.0.1:6379/$REDIS_DB"
+  cool_down "$PORT"
   gatling s2-half DuplicateStormSimulation "$PORT" "${fixed[@]}" -Dbench.rate="$half2" || true
 
   ensure_service service "$PORT" "redis://127.0.0.1:6379/$REDIS_DB"

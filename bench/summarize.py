@@ -32,7 +32,8 @@ def levels(path):
             if key != "verdict":
                 row[key] = float(value)
         # goodput: a step that sheds load with 503s has not served those requests
-        row["good_per_s"] = row["http_per_s"] - row.get("http_5xx_per_s", 0.0)
+        if "http_per_s" in row:
+            row["good_per_s"] = row["http_per_s"] - row.get("http_5xx_per_s", 0.0)
     return rows
 
 
@@ -41,7 +42,9 @@ def samples(path):
 
 
 def best(rows, column):
-    return max((row[column] for row in rows), default=0.0)
+    """The best step of a stairs run: the most it served while refusing (5xx) at most 1% of the requests."""
+    clean = [row for row in rows if row.get("http_5xx_per_s", 0.0) <= 0.01 * row["http_per_s"]]
+    return max((row[column] for row in clean or rows), default=0.0)
 
 
 def saturation(path, column, per_user):
@@ -242,7 +245,7 @@ def report(results):
     anchor_tx = sum(pgbench_count(os.path.join(results, f)) for f in ("pgbench-before.txt", "pgbench-after.txt"))
     moved_path = os.path.join(results, "anchor-moved.txt")
     anchor_moved = int(open(moved_path).read().strip() or 0) if os.path.exists(moved_path) else None
-    s1_best_row = max(s1, key=lambda r: r["applied_per_s"]) if s1 else None
+    s1_best_row = next((r for r in s1 if r["applied_per_s"] == s1_transitions), None)
     wrk = {name: wrk_result(os.path.join(results, f"wrk-{slug}.txt")) for name, slug in
            (("ship", "ship"), ("same-key retry", "same-key-retry"),
             ("keyless duplicate SHIP", "keyless-duplicate-ship"), ("GET", "get"))}

@@ -9,7 +9,7 @@ import java.time.Duration;
 public interface DbConfig {
 
     /** Statements allowed in flight (running or waiting for a pooled connection); beyond it requests are shed. */
-    @WithDefault("256")
+    @WithDefault("1024")
     int maxPending();
 
     /** Longest wait for one statement's answer; past it the request fails with 503 and may be retried. */

@@ -26,8 +26,9 @@ public class IdempotencySweeper {
         this.config = config;
     }
 
+    /** Not while the application starts or shuts down: a sweep would race the closing pool for nothing. */
     @Scheduled(every = "${idempotency.sweeper.every:60s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
-            delayed = "10s")
+            delayed = "10s", skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> scheduled() {
         return sweep().invoke(swept -> {
             if (swept.expired() + swept.purged() > 0) {

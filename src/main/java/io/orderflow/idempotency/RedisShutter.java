@@ -156,16 +156,18 @@ public class RedisShutter {
                 });
     }
 
+    /** Counts a fallback; logs only when the breaker opens (a busy moment must not flood the log). */
     private Peek unavailable(Throwable failure) {
         fallbacks.increment();
-        if (healthy.getAndSet(false)) {
-            LOG.warnf("Redis unavailable, idempotency falls back to the database: %s", failure.toString());
-        }
         if (failuresInARow.incrementAndGet() >= config.breakerFailures()) {
             // open; after it closes, a single further failure re-opens it (the first command is the probe)
             failuresInARow.set(config.breakerFailures() - 1);
             openUntilNanos = System.nanoTime() + config.breakerOpen().toNanos();
             breakerOpenings.increment();
+            if (healthy.getAndSet(false)) {
+                LOG.warnf("Redis failing (%s); idempotency goes to the database, Redis is probed every %s",
+                        failure.toString(), config.breakerOpen());
+            }
         }
         return Peek.UNAVAILABLE_PEEK;
     }
