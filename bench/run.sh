@@ -30,6 +30,9 @@ PORT=${BENCH_PORT:-18080}                           # the service with Redis
 PORT_NO_REDIS=${BENCH_PORT_NO_REDIS:-18081}         # the same service with Redis pointed at a dead port
 DEAD_REDIS_PORT=${BENCH_DEAD_REDIS_PORT:-16399}     # nothing may listen there (checked)
 XMX=${BENCH_XMX:-192m}
+# Serial GC: what the JVM picks by itself in a container under 1.8 GB; G1 kept ~40 MB of its own structures
+# (NMT) for this small heap, with no throughput gain here (docs/benchmarks.md).
+GC=${BENCH_GC:--XX:+UseSerialGC}
 POOL=20                                             # quarkus.datasource.reactive.max-size of the service
 LEVEL_SECONDS=${BENCH_LEVEL_SECONDS:-8}             # one step of a stairs run
 FACTOR=${BENCH_FACTOR:-1.3}                         # each step offers this much more than the last
@@ -118,7 +121,7 @@ build_bench() {
 start_service() {
   local name=$1 port=$2 redis=$3
   shift 3
-  log "starting $name on :$port (-Xmx$XMX, Redis $redis)"
+  log "starting $name on :$port (-Xmx$XMX $GC, Redis $redis)"
   (cd "$RESULTS" && exec env \
       QUARKUS_HTTP_PORT="$port" \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://127.0.0.1:5432/$DB" \
@@ -127,7 +130,7 @@ start_service() {
       PAYMENTS_PROVIDERS_MOCKPAY_SECRETS=whsec_dev_mockpay_not_a_secret \
       MP_JWT_VERIFY_PUBLICKEY_LOCATION=dev/publicKey.pem \
       MP_JWT_VERIFY_ISSUER=https://orderflow.dev/dev-issuer \
-      java "-Xmx$XMX" "$@" -jar "$ROOT/target/quarkus-app/quarkus-run.jar") > "$RESULTS/$name.log" 2>&1 &
+      java "-Xmx$XMX" $GC "$@" -jar "$ROOT/target/quarkus-app/quarkus-run.jar") > "$RESULTS/$name.log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
   echo "$pid" > "$RESULTS/$name.pid"
@@ -238,7 +241,7 @@ anchor() { # the SQL of one transition, straight to PostgreSQL, at the service's
   for attempt in 1 2 3 4 5; do
     # other people's test suites share max_connections: a refused connection is retried, not fatal
     if pgbench -h 127.0.0.1 -U postgres -n -M prepared -c "$POOL" -j 2 -T "$PGBENCH_SECONDS" \
-        -D orders="$ANCHOR_ORDERS" -D now="$now" -D expires="$expires" -D event=PAY -D source=anchor \
+        -D orders="$ANCHOR_ORDERS" -D sources='{PAID}' -D now="$now" -D expires="$expires" -D event=PAY -D source=anchor \
         -D scope="customer:c-bench POST /orders/{id}/pay anchor" -D tier=PAYMENTS -D state=DONE \
         -D fingerprint=db8092b51c0cae1fb191ded0f1634f6893dd580badf36ab8ee9be01170338901 -D response_status=200 \
         -D content_type=application/json -D headers='{"ETag": "W2"}' -D body="$body" \
@@ -306,6 +309,7 @@ full() {
     echo "redis=$(redis-cli info server | tr -d '\r' | awk -F: '/^redis_version/ {print $2}')"
     echo "wrk=$(wrk -v 2>&1 | head -n 1)"
     echo "xmx=$XMX"
+    echo "gc=$GC"
     echo "pool=$POOL"
     echo "level_seconds=$LEVEL_SECONDS"
     echo "factor=$FACTOR"

@@ -13,12 +13,14 @@ import java.util.function.Function;
 
 /**
  * Runs a state-changing request at most once per Idempotency-Key and answers every repeat with the stored first
- * response. Layers, fastest first: the Redis shutter (speed only), the dedup record written in the business
- * statement (the judge), and behind both the state machine's compare-and-set.
+ * response. Layers, fastest first: a copy of the request already running on this replica (its answer is handed
+ * over), the Redis shutter (speed only), the dedup record written in the business statement (the judge), and
+ * behind them all the state machine's compare-and-set.
  */
 @ApplicationScoped
 public class IdempotencyGate {
 
+    private final RunningRequests running;
     private final RedisShutter shutter;
     private final IdempotencyRepository repository;
     private final OneTimeTokens tokens;
@@ -27,8 +29,9 @@ public class IdempotencyGate {
     private final IdempotencyConfig config;
     private final Times times;
 
-    public IdempotencyGate(RedisShutter shutter, IdempotencyRepository repository, OneTimeTokens tokens,
+    public IdempotencyGate(RunningRequests running, RedisShutter shutter, IdempotencyRepository repository, OneTimeTokens tokens,
             ProblemMapper problems, IdempotencyMetrics metrics, IdempotencyConfig config, Times times) {
+        this.running = running;
         this.shutter = shutter;
         this.repository = repository;
         this.tokens = tokens;
@@ -56,6 +59,11 @@ public class IdempotencyGate {
         } catch (ProblemException e) {
             return Uni.createFrom().failure(e);
         }
+        return running.runOrJoin(claim, () -> throughLayers(request, claim, action),
+                (fingerprint, reply) -> joined(claim, fingerprint, reply), config.redis().inFlightWait());
+    }
+
+    private Uni<Reply> throughLayers(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
         return shutter.claimOrAwait(claim).chain(peek -> switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
             case IN_FLIGHT -> answerInFlight(claim);
@@ -63,6 +71,16 @@ public class IdempotencyGate {
                     .chain(() -> runOnDatabase(claim, action))
                     .onFailure().call(() -> shutter.release(claim));
         });
+    }
+
+    /** A repeat that arrived while its first copy ran on this replica: that copy's answer, if the bodies match. */
+    private Reply joined(KeyClaim claim, String firstFingerprint, Reply answer) {
+        if (!claim.fingerprint().equals(firstFingerprint)) {
+            metrics.mismatch();
+            throw reused();
+        }
+        metrics.replayed(IdempotencyMetrics.Layer.REPLICA);
+        return answer.replayed();
     }
 
     private KeyClaim claimFor(KeyedRequest request) {
@@ -78,7 +96,7 @@ public class IdempotencyGate {
             metrics.mismatch();
             return Uni.createFrom().failure(reused());
         }
-        metrics.replayed(true);
+        metrics.replayed(IdempotencyMetrics.Layer.REDIS);
         return Uni.createFrom().item(peek.reply().replayed());
     }
 
@@ -101,7 +119,17 @@ public class IdempotencyGate {
                 .chain(reply -> claim.isRecorded() ? Uni.createFrom().item(reply) : store(claim, reply))
                 .onFailure(IdempotencyGate::isDuplicateKeyFailure)
                 .recoverWithUni(() -> repository.find(claim.scope(), claim.key()).map(found -> replay(claim, found)))
-                .call(reply -> shutter.remember(claim, reply));
+                .invoke(reply -> rememberInBackground(claim, reply));
+    }
+
+    /**
+     * Caches the answer in Redis without holding the response back for it: the answer is already safe in
+     * PostgreSQL, and a repeat arriving before the cache is written waits on the in-flight marker, then replays.
+     */
+    private void rememberInBackground(KeyClaim claim, Reply reply) {
+        shutter.remember(claim, reply).subscribe().with(ignored -> {
+        }, failure -> {
+        });
     }
 
     /** Stores an outcome that wrote no business row (a duplicate, a business failure); a racer may have won. */
@@ -124,7 +152,7 @@ public class IdempotencyGate {
             metrics.mismatch();
             throw reused();
         }
-        metrics.replayed(false);
+        metrics.replayed(IdempotencyMetrics.Layer.DATABASE);
         return existing.reply().replayed();
     }
 

@@ -8,15 +8,23 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class IdempotencyMetrics {
 
-    private final Counter redisReplays;
-    private final Counter databaseReplays;
+    /** Which layer answered a repeat. */
+    enum Layer {
+        /** A copy of the request running on this replica handed its answer over. */
+        REPLICA,
+        REDIS,
+        DATABASE
+    }
+
+    private final java.util.Map<Layer, Counter> replays = new java.util.EnumMap<>(Layer.class);
     private final Counter inFlight;
     private final Counter fingerprintMismatches;
     private final Counter expiredRefusals;
 
     public IdempotencyMetrics(MeterRegistry registry) {
-        redisReplays = replays(registry, "redis");
-        databaseReplays = replays(registry, "database");
+        for (Layer layer : Layer.values()) {
+            replays.put(layer, replays(registry, layer.name().toLowerCase(java.util.Locale.ROOT)));
+        }
         inFlight = Counter.builder("orderflow.idempotency.in.flight")
                 .description("Requests refused because the same key was still being processed").register(registry);
         fingerprintMismatches = Counter.builder("orderflow.idempotency.fingerprint.mismatches")
@@ -31,8 +39,8 @@ public class IdempotencyMetrics {
                 .register(registry);
     }
 
-    void replayed(boolean fromRedis) {
-        (fromRedis ? redisReplays : databaseReplays).increment();
+    void replayed(Layer layer) {
+        replays.get(layer).increment();
     }
 
     void inFlight() {

@@ -167,4 +167,38 @@ class IdempotencyKeyTest {
         org.junit.jupiter.api.Assertions.assertNotEquals((String) first.path("id"), other.path("id"));
         assertEquals(("c-bob-" + run), other.path("customerId"));
     }
+
+    @Test
+    void shouldHandConcurrentRepeatsOnOneReplicaTheFirstCopysAnswer() {
+        String key = newKey();
+        Map<String, Object> body = orderBody("c-herd-" + run);
+        double handedOver = counter("orderflow.idempotency.replays", "layer", "replica");
+        java.util.List<Response> answers = io.orderflow.support.Parallel.run(40, i -> create(key, body));
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", "c-herd-" + run));
+        String id = answers.get(0).path("id");
+        for (Response answer : answers) {
+            assertEquals(201, answer.statusCode(), "no repeat waits long enough to get 409 in-flight");
+            assertEquals(id, answer.path("id"));
+            assertArrayEquals(answers.get(0).asByteArray(), answer.asByteArray(), "one answer, byte for byte");
+        }
+        assertEquals(39, answers.stream().filter(a -> "true".equals(a.header("Idempotent-Replayed"))).count());
+        org.junit.jupiter.api.Assertions.assertTrue(counter("orderflow.idempotency.replays", "layer", "replica")
+                > handedOver, "40 copies released together: some meet their first copy on this replica");
+    }
+
+    @Test
+    void shouldRefuseAConcurrentRepeatWithAnotherBodyEvenWhenItMeetsTheFirstCopy() {
+        String key = newKey();
+        String customer = "c-mix-" + run;
+        java.util.List<Response> answers = io.orderflow.support.Parallel.run(20, i -> {
+            Map<String, Object> body = new java.util.HashMap<>(orderBody(customer));
+            body.put("currency", i % 2 == 0 ? "EUR" : "USD");
+            return create(key, body);
+        });
+        long created = answers.stream().filter(a -> a.statusCode() == 201).count();
+        long refused = answers.stream().filter(a -> a.statusCode() == 422).count();
+        assertEquals(20, created + refused, "201 for the body that won, 422 for the other");
+        assertEquals(10, refused, "every copy with the losing body is refused");
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
+    }
 }

@@ -42,7 +42,7 @@ public final class ServerMeter {
 
     /** Counters read from /q/metrics (monotonic), under short names. */
     static final List<String> COUNTERS = List.of("http", "http_5xx", "applied", "duplicate", "illegal",
-            "replay_redis", "replay_db", "in_flight", "statements", "redis_fallbacks", "cpu_ns", "machine_jiffies",
+            "replay_replica", "replay_redis", "replay_db", "in_flight", "statements", "redis_fallbacks", "cpu_ns", "machine_jiffies",
             "machine_busy_jiffies");
 
     public record Sample(double seconds, Map<String, Double> values) {
@@ -289,6 +289,8 @@ public final class ServerMeter {
                 } else if (series.contains("outcome=\"illegal\"")) {
                     add(out, "illegal", value);
                 }
+            } else if (series.equals("orderflow_idempotency_replays_total{layer=\"replica\"}")) {
+                add(out, "replay_replica", value);
             } else if (series.equals("orderflow_idempotency_replays_total{layer=\"redis\"}")) {
                 add(out, "replay_redis", value);
             } else if (series.equals("orderflow_idempotency_replays_total{layer=\"database\"}")) {

@@ -17,6 +17,7 @@ class ServerMeterTest {
             orderflow_transitions_total{event="SHIP",outcome="applied"} 4.0
             orderflow_transitions_total{event="PAY",outcome="applied"} 3.0
             orderflow_transitions_total{event="SHIP",outcome="duplicate"} 1.0
+            orderflow_idempotency_replays_total{layer="replica"} 3.0
             orderflow_idempotency_replays_total{layer="redis"} 7.0
             orderflow_idempotency_replays_total{layer="database"} 2.0
             orderflow_db_statements_total 1.2E3
@@ -30,6 +31,7 @@ class ServerMeterTest {
         assertEquals(2.0, values.get("http_5xx"));
         assertEquals(7.0, values.get("applied"));
         assertEquals(1.0, values.get("duplicate"));
+        assertEquals(3.0, values.get("replay_replica"));
         assertEquals(7.0, values.get("replay_redis"));
         assertEquals(2.0, values.get("replay_db"));
         assertEquals(1200.0, values.get("statements"));
