@@ -29,7 +29,7 @@ REDIS_DB=${BENCH_REDIS_DB:-1}                       # never db 0: other test sui
 PORT=${BENCH_PORT:-18080}                           # the service with Redis
 PORT_NO_REDIS=${BENCH_PORT_NO_REDIS:-18081}         # the same service with Redis pointed at a dead port
 DEAD_REDIS_PORT=${BENCH_DEAD_REDIS_PORT:-16399}     # nothing may listen there (checked)
-XMX=${BENCH_XMX:-192m}
+XMX=${BENCH_XMX:-160m}
 # Serial GC: what the JVM picks by itself in a container under 1.8 GB; G1 kept ~40 MB of its own structures
 # (NMT) for this small heap, with no throughput gain here (docs/benchmarks.md).
 GC=${BENCH_GC:--XX:+UseSerialGC}
@@ -123,6 +123,7 @@ start_service() {
   shift 3
   log "starting $name on :$port (-Xmx$XMX $GC, Redis $redis)"
   (cd "$RESULTS" && exec env \
+      MALLOC_ARENA_MAX=2 \
       QUARKUS_HTTP_PORT="$port" \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://127.0.0.1:5432/$DB" \
       QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://127.0.0.1:5432/$DB" \
@@ -309,7 +310,7 @@ full() {
     echo "redis=$(redis-cli info server | tr -d '\r' | awk -F: '/^redis_version/ {print $2}')"
     echo "wrk=$(wrk -v 2>&1 | head -n 1)"
     echo "xmx=$XMX"
-    echo "gc=$GC"
+    echo "gc=$GC MALLOC_ARENA_MAX=2"
     echo "pool=$POOL"
     echo "level_seconds=$LEVEL_SECONDS"
     echo "factor=$FACTOR"
