@@ -15,6 +15,8 @@ public interface IdempotencyConfig {
 
     Redis redis();
 
+    Replica replica();
+
     Sweeper sweeper();
 
     interface Retention {
@@ -66,6 +68,15 @@ public interface IdempotencyConfig {
         /** How long the breaker stays open; then one command probes Redis, and one more failure opens it again. */
         @WithDefault("1s")
         Duration breakerOpen();
+    }
+
+    interface Replica {
+        /**
+         * How long an answer stays in memory after the request that produced it finished, for repeats right behind
+         * it (longer than writing it to Redis takes). 0: only while the request runs.
+         */
+        @WithDefault("1s")
+        Duration linger();
     }
 
     interface Sweeper {

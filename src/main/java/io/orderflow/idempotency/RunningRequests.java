@@ -13,9 +13,9 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
- * Keyed requests running on this replica right now. A repeat that arrives while the first copy still runs here is
- * answered with that copy's answer the moment it exists, instead of polling Redis for it every 15 ms (copies that
- * land on other replicas still meet at Redis). Only a shortcut: the answer it hands over is the one the layers
+ * Keyed requests running on this replica right now, and for {@code idempotency.replica.linger} after they answered. A repeat that
+ * arrives meanwhile is answered with the first copy's answer the moment it exists, instead of polling Redis for it
+ * every 15 ms or finding Redis not yet written (copies that land on other replicas still meet at Redis). Only a shortcut: the answer it hands over is the one the layers
  * produced and stored, and when the first copy ends without one (a failure that stored nothing, a cancelled
  * request) or takes longer than the in-flight wait, the repeat goes through the layers itself.
  */
@@ -26,6 +26,11 @@ public class RunningRequests {
     }
 
     private final ConcurrentHashMap<String, Running> running = new ConcurrentHashMap<>();
+    private final Duration linger;
+
+    public RunningRequests(IdempotencyConfig config) {
+        this.linger = config.replica().linger();
+    }
 
     /**
      * @param work the request's way through the layers; run when no copy of it runs here
@@ -39,10 +44,18 @@ public class RunningRequests {
         Running first = running.putIfAbsent(id, mine);
         if (first == null) {
             return Uni.createFrom().<Reply>deferred(work::get).onTermination().invoke((reply, failure, cancelled) -> {
-                running.remove(id, mine);
                 if (reply != null) {
                     mine.answer().complete(reply);
+                    // the answer stays here a moment: a repeat right behind it does not have to wait for Redis
+                    // to be written (which happens off the response path)
+                    if (linger.isZero()) {
+                        running.remove(id, mine);
+                    } else {
+                        Uni.createFrom().voidItem().onItem().delayIt().by(linger)
+                                .subscribe().with(ignored -> running.remove(id, mine));
+                    }
                 } else {
+                    running.remove(id, mine);
                     mine.answer().completeExceptionally(failure != null ? failure : new CancellationException());
                 }
             });

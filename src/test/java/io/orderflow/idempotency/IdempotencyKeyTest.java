@@ -38,8 +38,7 @@ class IdempotencyKeyTest {
     }
 
     private double counter(String name, String... tags) {
-        var counter = registry.find(name).tags(tags).counter();
-        return counter == null ? 0 : counter.count();
+        return io.orderflow.support.Meters.count(registry, name, tags);
     }
 
     @Test

@@ -45,8 +45,7 @@ class RedisOutageTest {
     MeterRegistry registry;
 
     private double counter(String name, String... tags) {
-        var counter = registry.find(name).tags(tags).counter();
-        return counter == null ? 0 : counter.count();
+        return io.orderflow.support.Meters.count(registry, name, tags);
     }
 
     private static Response create(String key, String customer) {

@@ -31,8 +31,7 @@ class RoundTripsTest {
     RedisDataSource redis;
 
     private double statements() {
-        var counter = registry.find("orderflow.db.statements").counter();
-        return counter == null ? 0 : counter.count();
+        return io.orderflow.support.Meters.count(registry, "orderflow.db.statements");
     }
 
     /** The statements {@code request} sent, and its response. */

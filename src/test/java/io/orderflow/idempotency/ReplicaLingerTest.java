@@ -1,0 +1,64 @@
+package io.orderflow.idempotency;
+
+import static io.orderflow.support.OrderMother.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** With idempotency.replica.linger on (as in production), a repeat right behind the first is answered from memory. */
+@QuarkusTest
+@TestProfile(ReplicaLingerTest.Linger.class)
+class ReplicaLingerTest {
+
+    public static class Linger implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("idempotency.replica.linger", "30s");
+        }
+    }
+
+    @Inject
+    MeterRegistry registry;
+
+    @Inject
+    RedisDataSource redis;
+
+    private double counter(String name, String... tags) {
+        return io.orderflow.support.Meters.count(registry, name, tags);
+    }
+
+    @Test
+    void aRepeatRightBehindTheFirstIsAnsweredFromThisReplicasMemoryWithoutRedisOrSql() {
+        String customer = newCustomer();
+        String key = newKey();
+        Response first = createAs(customer, key, orderBody(customer));
+        first.then().statusCode(201);
+        redis.execute("FLUSHDB");
+        double statements = counter("orderflow.db.statements");
+        double fromMemory = counter("orderflow.idempotency.replays", "layer", "replica");
+        Response repeat = createAs(customer, key, orderBody(customer));
+        repeat.then().statusCode(201).header("Idempotent-Replayed", "true");
+        assertArrayEquals(first.asByteArray(), repeat.asByteArray());
+        assertEquals(fromMemory + 1, counter("orderflow.idempotency.replays", "layer", "replica"));
+        assertEquals(statements, counter("orderflow.db.statements"), "neither Redis (flushed) nor PostgreSQL asked");
+    }
+
+    @Test
+    void aRepeatWithAnotherBodyIsRefusedEvenFromMemory() {
+        String customer = newCustomer();
+        String key = newKey();
+        createAs(customer, key, orderBody(customer)).then().statusCode(201);
+        Map<String, Object> other = new java.util.HashMap<>(orderBody(customer));
+        other.put("currency", "USD");
+        createAs(customer, key, other).then().statusCode(422);
+    }
+}
