@@ -117,6 +117,8 @@ class GracefulShutdownIT {
         }
         Answer shipped = inFlight.get(90, TimeUnit.SECONDS);
         int exit = victim.awaitExit(Duration.ofSeconds(90));
+        // the probe polls every 100 ms: let it see the closed port before it is stopped
+        awaitTrue(() -> probe.saw(ServiceProcess.REFUSED), Duration.ofSeconds(10), "the probe sees the port closed");
         stream.stop();
         probe.stop();
         System.out.println("SIGTERM: exit " + exit + ", readiness seen " + probe.sequence() + ", acknowledged "
