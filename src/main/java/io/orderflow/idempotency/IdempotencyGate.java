@@ -29,8 +29,9 @@ public class IdempotencyGate {
     private final IdempotencyConfig config;
     private final Times times;
 
-    public IdempotencyGate(RunningRequests running, RedisShutter shutter, IdempotencyRepository repository, OneTimeTokens tokens,
-            ProblemMapper problems, IdempotencyMetrics metrics, IdempotencyConfig config, Times times) {
+    public IdempotencyGate(RunningRequests running, RedisShutter shutter, IdempotencyRepository repository,
+            OneTimeTokens tokens, ProblemMapper problems, IdempotencyMetrics metrics, IdempotencyConfig config,
+            Times times) {
         this.running = running;
         this.shutter = shutter;
         this.repository = repository;
@@ -60,7 +61,8 @@ public class IdempotencyGate {
             return Uni.createFrom().failure(e);
         }
         return running.runOrJoin(claim, () -> throughLayers(request, claim, action),
-                (fingerprint, reply) -> joined(claim, fingerprint, reply), config.redis().inFlightWait());
+                (fingerprint, reply) -> answerRepeat(claim, fingerprint, reply, IdempotencyMetrics.Layer.REPLICA),
+                config.redis().inFlightWait());
     }
 
     private Uni<Reply> throughLayers(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
@@ -73,14 +75,14 @@ public class IdempotencyGate {
         });
     }
 
-    /** A repeat that arrived while its first copy ran on this replica: that copy's answer, if the bodies match. */
-    private Reply joined(KeyClaim claim, String firstFingerprint, Reply answer) {
+    /** The first answer, replayed to a repeat whose body matches the first one's; {@code layer} found it. */
+    private Reply answerRepeat(KeyClaim claim, String firstFingerprint, Reply first, IdempotencyMetrics.Layer layer) {
         if (!claim.fingerprint().equals(firstFingerprint)) {
             metrics.mismatch();
             throw reused();
         }
-        metrics.replayed(IdempotencyMetrics.Layer.REPLICA);
-        return answer.replayed();
+        metrics.replayed(layer);
+        return first.replayed();
     }
 
     private KeyClaim claimFor(KeyedRequest request) {
@@ -92,12 +94,8 @@ public class IdempotencyGate {
     }
 
     private Uni<Reply> answerFromRedis(KeyClaim claim, RedisShutter.Peek peek) {
-        if (!claim.fingerprint().equals(peek.fingerprint())) {
-            metrics.mismatch();
-            return Uni.createFrom().failure(reused());
-        }
-        metrics.replayed(IdempotencyMetrics.Layer.REDIS);
-        return Uni.createFrom().item(peek.reply().replayed());
+        return Uni.createFrom().item(
+                () -> answerRepeat(claim, peek.fingerprint(), peek.reply(), IdempotencyMetrics.Layer.REDIS));
     }
 
     /** Redis says someone still holds the key after the wait; the database knows whether they have finished. */
@@ -148,12 +146,7 @@ public class IdempotencyGate {
             throw ProblemException.of(ProblemType.IDEMPOTENCY_KEY_EXPIRED,
                     "This key was used more than its retention ago; send a new key for a new request");
         }
-        if (!existing.fingerprint().equals(claim.fingerprint())) {
-            metrics.mismatch();
-            throw reused();
-        }
-        metrics.replayed(IdempotencyMetrics.Layer.DATABASE);
-        return existing.reply().replayed();
+        return answerRepeat(claim, existing.fingerprint(), existing.reply(), IdempotencyMetrics.Layer.DATABASE);
     }
 
     private static ProblemException reused() {

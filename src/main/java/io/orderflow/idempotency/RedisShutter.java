@@ -133,10 +133,6 @@ public class RedisShutter {
                 });
     }
 
-    public boolean isHealthy() {
-        return healthy.get();
-    }
-
     /** True while the breaker is open. */
     public boolean isBypassed() {
         return System.nanoTime() - openUntilNanos < 0;

@@ -71,9 +71,4 @@ public class RunningRequests {
         Context context = Vertx.currentContext();
         return context == null ? uni : uni.emitOn(task -> context.runOnContext(ignored -> task.run()));
     }
-
-    /** Requests being waited on; for tests and metrics. */
-    int size() {
-        return running.size();
-    }
 }
