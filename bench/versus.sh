@@ -152,39 +152,6 @@ contest() { # contest NAME KIND [DIR]
   cp "$OUT/$name/results.tsv" "$OUT/$name.tsv"
 }
 
-anchor() { # the service's own statement, straight to PostgreSQL, at the service's pool size
-  local db=versus_orderflow stride=20000 base label=$1 script=$2
-  base=$(psql -X -h 127.0.0.1 -U postgres -d "$db" -Atc "select coalesce(max(n), 0) from versus_anchor_seeded" 2>/dev/null || echo 0)
-  log "seeding $((POOL * stride)) PAID orders for pgbench ($label)"
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d "$db" <<SQL > /dev/null
-create table if not exists versus_anchor_seeded (n bigint);
-insert into orders (id, customer_id, status, version, currency, amount, items, payment_provider, payment_txn_id,
-                    paid_at, created_at, updated_at)
-select ('00000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, 'c-anchor', 'PAID', 2, 'USD', 2999,
-       '[{"sku": "SKU-1", "quantity": 2, "unitPrice": 1250}, {"sku": "SKU-2", "quantity": 1, "unitPrice": 499}]',
-       'mockpay', 'txn-anchor-' || n, now(), now(), now()
-from generate_series($base + 1, $base + $POOL * $stride) n;
-insert into versus_anchor_seeded values ($base + $POOL * $stride);
-vacuum analyze orders;
-checkpoint;
-SQL
-  local now expires
-  now=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
-  expires=$(date -u -d '+30 days' +%Y-%m-%dT%H:%M:%S.%6NZ)
-  pgbench -h 127.0.0.1 -U postgres -n -M prepared -c "$POOL" -j 2 -T "$PGBENCH_SECONDS" \
-      -D base="$base" -D stride="$stride" -D i=0 -D now="$now" -D event=SHIP -D source=anchor \
-      -D details='{"carrier":"DHL","trackingNumber":"TN-1"}' -D f_carrier=DHL -D f_tracking_number=TN-1 \
-      -D f_shipped_at="$now" \
-      -D k_scope="operator:bench POST /orders/{id}/ship anchor" -D k_tier=ORDERS \
-      -D k_fingerprint=db8092b51c0cae1fb191ded0f1634f6893dd580badf36ab8ee9be01170338901 \
-      -D k_created="$now" -D k_expires="$expires" \
-      -f "$ROOT/bench/sql/$script" "$db" > "$OUT/$label.txt" 2>&1 || die "pgbench $label: $(tail -n 3 "$OUT/$label.txt")"
-  printf '%s\t%s\t%s\t%s\n' "$label" "$(awk '/^tps/ {print int($3)}' "$OUT/$label.txt")" \
-      "$(awk -F': ' '/actually processed/ {print $2}' "$OUT/$label.txt" | cut -d/ -f1)" \
-      "$(psql -X -h 127.0.0.1 -U postgres -d "$db" -Atc "select count(*) from order_transitions where source = 'anchor' and order_id in (select ('00000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid from generate_series($base + 1, $base + $POOL * $stride) n)")" \
-      >> "$OUT/anchor.tsv"
-}
-
 {
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit=$(git -C "$ROOT" rev-parse --short HEAD)${BEFORE:+ before=$BEFORE}"
@@ -197,6 +164,7 @@ SQL
 contest peer peer
 [ -z "$BEFORE_DIR" ] || contest before orderflow "$BEFORE_DIR"
 contest orderflow orderflow "$ROOT"
-anchor pgbench-keyed transition-keyed.pgbench
-anchor pgbench-keyless transition-keyless.pgbench
+log "pgbench on the service's own statement ($POOL clients, ${PGBENCH_SECONDS}s each)"
+"$ROOT/bench/anchor.sh" versus_orderflow pgbench-keyed keyed "$OUT" "$POOL" "$PGBENCH_SECONDS"
+"$ROOT/bench/anchor.sh" versus_orderflow pgbench-keyless keyless "$OUT" "$POOL" "$PGBENCH_SECONDS"
 python3 "$ROOT/bench/versus_report.py" "$OUT" | tee "$OUT/summary.md"
