@@ -5,9 +5,7 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.orderflow.support.LocalServices;
 import io.orderflow.support.Sql;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -17,7 +15,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@QuarkusTestResource(LocalServices.class)
 class OrderResourceTest {
 
     private static final String PROBLEM = "application/problem+json";
