@@ -19,7 +19,8 @@ import java.util.function.Supplier;
  * JVM exits ({@link PrivateServices}) — the default, so tests never touch anyone else's data.</li>
  * </ol>
  * The Quarkus test configuration, {@link Sql}, {@link ItDatabase}, the invariant checker, {@link FaultProxies},
- * {@link RedisDb} and {@link ServiceProcess} all ask this object; nothing else in the tests names a host or a port.
+ * {@link WireRoundTrips}, {@link RedisDb} and {@link ServiceProcess} all ask this object; nothing else in the tests
+ * names a host or a port.
  * Surefire and failsafe run in separate JVMs, so each decides (and, by default, starts its own services) once.
  *
  * <p>The databases and Redis databases are the tests' own, named here (docs/testing.md lists them all):

@@ -79,6 +79,20 @@ class TestServicesTest {
     }
 
     @Test
+    void shouldPutTheRoundTripCounterInFrontOfTheContainers() {
+        Map<String, String> config = WireRoundTrips.open(CONTAINERS);
+        try {
+            assertAll(
+                    () -> assertEquals(InetSocketAddress.createUnresolved("docker-host.test", 49153).toString(),
+                            WireRoundTrips.proxy().getConnectAddress().toString()),
+                    () -> assertEquals("postgresql://127.0.0.1:" + WireRoundTrips.proxy().getBindAddress().getPort()
+                            + "/orderflow_test", config.get("quarkus.datasource.reactive.url")));
+        } finally {
+            new WireRoundTrips().stop();
+        }
+    }
+
+    @Test
     void shouldTakeTheEnvironmentsAddressesOnlyWhenTheyAreSet() {
         assertNull(TestServices.fromEnvironment(Map.of()));
         TestServices named = TestServices.fromEnvironment(Map.of("ORDERFLOW_TEST_PG_HOST", "db.test",
