@@ -5,15 +5,18 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
  * The layer rules of STYLE.md and the package docs, checked on the compiled classes: packages by feature, a plain
- * Java order domain, {@code common} beneath every feature. The rules about the persistence layer wait in
- * {@link PersistenceLayerRules} until the persistence port lands (see there).
+ * Java order domain, {@code common} beneath every feature; and the persistence layer's ({@link PersistenceLayerRules}).
  */
 @AnalyzeClasses(packages = "io.orderflow", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayerRulesTest {
+
+    @ArchTest
+    static final ArchTests persistenceLayerRules = ArchTests.in(PersistenceLayerRules.class);
 
     @ArchTest
     static final ArchRule theOrderDomainShouldUseNoFrameworkNoSerializerAndNoDatabaseApi = noClasses()

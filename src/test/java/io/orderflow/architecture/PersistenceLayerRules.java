@@ -2,6 +2,7 @@ package io.orderflow.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaConstructorCall;
 import com.tngtech.archunit.junit.ArchTest;
@@ -15,28 +16,31 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Layer rules of issue 12 §2 that today's persistence code breaks, and that the port to Hibernate Reactive
- * (issue 12 §1) is to make true. NOT YET RUN: nothing runs this class by itself (it has no {@code @AnalyzeClasses}
- * and its name does not end in Test). Switch them on when the port lands by adding to {@link LayerRulesTest}:
- *
- * <pre>
- * &#64;ArchTest
- * static final ArchTests persistenceLayerRules = ArchTests.in(PersistenceLayerRules.class);
- * </pre>
+ * The persistence layer's rules (issue 12 §1–§2), run by {@link LayerRulesTest}: one persistence style (Hibernate
+ * Reactive; the Vert.x SQL client, with its hand-numbered {@code $n} parameters and {@code Tuple}s, is not used
+ * directly), the dedup record reaching the order's statement as an opaque same-statement write, one reply codec.
  */
 public final class PersistenceLayerRules {
 
     private PersistenceLayerRules() {
     }
 
-    /** Today OrderRepository imports idempotency.DedupRecord to splice its SQL into the CAS statement. */
+    /** Only the driver's exception types may be named (to map a lost connection or a constraint to a problem). */
+    @ArchTest
+    static final ArchRule persistenceShouldGoThroughHibernateReactiveOnly = noClasses()
+            .should().dependOnClassesThat(JavaClass.Predicates.resideInAnyPackage("io.vertx.sqlclient..",
+                    "io.vertx.pgclient..", "io.vertx.mutiny.sqlclient..", "io.vertx.mutiny.pgclient..")
+                    .and(DescribedPredicate.not(JavaClass.Predicates.assignableTo(Throwable.class))))
+            .because("all persistence goes through Mutiny.SessionFactory (Db.run): no second pool, no $n SQL");
+
+    /** The order's statement takes the dedup record as a SameStatementWrite, without knowing the idempotency code. */
     @ArchTest
     static final ArchRule theOrderRepositoryShouldNotUseTheIdempotencyPackage = noClasses()
             .that().resideInAPackage("io.orderflow.order.persistence..")
             .should().dependOnClassesThat().resideInAPackage("io.orderflow.idempotency..")
             .because("the dedup record reaches the CAS statement as an opaque same-statement write");
 
-    /** Today DedupRecord (for PostgreSQL) and RedisShutter (for Redis) each turn stored bytes back into a Reply. */
+    /** DedupRecord (PostgreSQL) and RedisShutter (Redis) keep the same stored form: ReplyCodec reads both. */
     @ArchTest
     static final ArchRule storedRepliesShouldBeDecodedByOneCodec = ArchRuleDefinition.classes()
             .should(haveOneReplyDecoderIn("io.orderflow.idempotency"))
