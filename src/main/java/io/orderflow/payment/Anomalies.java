@@ -9,6 +9,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Records and lists payment anomalies. A record is written once per (provider, event, kind) however often the
@@ -27,10 +28,11 @@ public class Anomalies {
         this.registry = registry;
     }
 
-    public Uni<Void> record(String provider, ProviderEvent event, PaymentAnomaly.Kind kind, String detail) {
+    public Uni<Void> record(String provider, String eventId, UUID orderId, String providerTxnId,
+            PaymentAnomaly.Kind kind, String detail) {
         return db.execute("insert into payment_anomalies (order_id, provider, event_id, provider_txn_id, kind, detail,"
                 + " at) values ($1, $2, $3, $4, $5, $6, $7) on conflict (provider, event_id, kind) do nothing",
-                Tuple.from(List.of(event.order(), provider, event.eventId(), event.providerTxnId(), kind.label, detail,
+                Tuple.from(java.util.Arrays.asList(orderId, provider, eventId, providerTxnId, kind.label, detail,
                         Db.ts(times.now()))))
                 .invoke(rows -> {
                     if (rows.rowCount() == 1) {

@@ -18,6 +18,8 @@ public class PaymentAnomaly extends PanacheEntityBase {
     public enum Kind {
         AMOUNT_MISMATCH("amount-mismatch"),
         DOUBLE_CAPTURE("double-capture"),
+        /** Verified, but a field was unusable (an amount that is not an integer of minor units...). */
+        INVALID_EVENT("invalid-event"),
         STALE_EVENT("stale-event"),
         UNKNOWN_ORDER("unknown-order");
 

@@ -1,12 +1,11 @@
 package io.orderflow.payment;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Reply;
 import io.orderflow.common.Times;
+import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
+import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
 import io.orderflow.idempotency.KeyClaim;
@@ -22,107 +21,167 @@ import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.OrderNotFoundException;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.ws.rs.core.MediaType;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.Map;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import org.jboss.logging.Logger;
 
 /**
- * Receives provider notifications so that any number of deliveries has the effect of one. The provider's event id
- * is the idempotency key (scope: the provider), recorded in the same statement as the order's transition; the
+ * Receives provider notifications so that any number of deliveries has the effect of one. The adapter verifies and
+ * parses; this core decides. The provider's event id is the idempotency key (scope: the provider), recorded in the
+ * same statement as the order's transition, and the fingerprint is the validated notification, not its bytes. The
  * transition itself goes through the same path as API calls.
  */
 @ApplicationScoped
 public class PaymentCallbacks {
 
-    private final PaymentsConfig config;
+    private static final Logger LOG = Logger.getLogger(PaymentCallbacks.class);
+    static final String OPERATION = "POST /payments/{provider}/callbacks";
+
+    private final PaymentProviders providers;
     private final IdempotencyGate gate;
     private final OrderService orders;
     private final Anomalies anomalies;
-    private final ObjectMapper json;
-    private final ObjectReader eventReader;
+    private final ProblemMapper problems;
+    private final MeterRegistry registry;
     private final Times times;
 
-    public PaymentCallbacks(PaymentsConfig config, IdempotencyGate gate, OrderService orders, Anomalies anomalies,
-            ObjectMapper json, Times times) {
-        this.config = config;
+    public PaymentCallbacks(PaymentProviders providers, IdempotencyGate gate, OrderService orders,
+            Anomalies anomalies, ProblemMapper problems, MeterRegistry registry, Times times) {
+        this.providers = providers;
         this.gate = gate;
         this.orders = orders;
         this.anomalies = anomalies;
-        this.json = json;
-        // providers add fields over time; unknown ones are ignored, never a reason to refuse a signed event
-        this.eventReader = json.readerFor(ProviderEvent.class)
-                .without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        this.problems = problems;
+        this.registry = registry;
         this.times = times;
     }
 
-    public Uni<Reply> receive(String providerName, String signatureHeader, byte[] rawBody) {
-        PaymentsConfig.Provider provider = config.providers().get(providerName);
-        if (provider == null) {
-            throw ProblemException.of(ProblemType.NOT_FOUND, "No payment provider named " + providerName);
+    /** What a payment notification asks of its order: the event, and what the provider says was paid. */
+    record Report(OrderEvent event, String transactionId, Long amount, String currency) {
+
+        static Report of(Notification.Correlated notification) {
+            if (notification instanceof Notification.PaymentSucceeded s) {
+                return new Report(OrderEvent.PAYMENT_SUCCEEDED, s.transactionId(), s.amount(), s.currency());
+            }
+            if (notification instanceof Notification.PaymentFailed f) {
+                return new Report(OrderEvent.PAYMENT_FAILED, f.transactionId(), f.amount(), f.currency());
+            }
+            if (notification instanceof Notification.RefundSucceeded r) {
+                return new Report(OrderEvent.REFUND_SUCCEEDED, r.captureId(), r.amount(), r.currency());
+            }
+            throw new IllegalArgumentException("not a payment report: " + notification.type());
         }
-        SignatureVerifier.verify(SignatureVerifier.parse(signatureHeader), rawBody, provider, times.now());
-        ProviderEvent event = parse(rawBody).validated();
-        KeyedRequest keyed = new KeyedRequest(event.eventId(), true, "provider:" + providerName,
-                "POST /payments/{provider}/callbacks", "", rawBody, Tier.PAYMENTS, event.order());
-        return gate.execute(keyed, claim -> apply(providerName, event, claim));
     }
 
-    private Uni<Reply> apply(String provider, ProviderEvent event, KeyClaim claim) {
-        TransitionCommand command = new TransitionCommand(event.order(), event.event(),
-                new EventDetails.ProviderReport(provider, event.providerTxnId()), null, provider, event.eventId(), null);
-        return orders.transition(command, claim, result -> ack(event, result),
-                        order -> sameAmount(provider, event, order))
-                .onFailure(OrderNotFoundException.class).call(() -> anomalies.record(provider, event,
-                        PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + event.orderId()))
-                .onFailure(IllegalTransitionException.class).call(failure -> anomalies.record(provider, event,
-                        PaymentAnomaly.Kind.STALE_EVENT, failure.getMessage()))
-                .call(done -> isDoubleCapture(event, done.result())
-                        ? anomalies.record(provider, event, PaymentAnomaly.Kind.DOUBLE_CAPTURE,
-                                "Captured again as " + event.providerTxnId() + " after "
-                                        + done.result().order().payment().providerTxnId() + "; a refund is owed")
+    public Uni<Reply> receive(String providerName, NotificationRequest request) {
+        PaymentProvider provider = providers.find(providerName).orElseThrow(
+                () -> ProblemException.of(ProblemType.NOT_FOUND, "No payment provider named " + providerName));
+        Notification notification;
+        try {
+            notification = provider.verify(request, times.now());
+        } catch (NotificationRejected rejected) {
+            count(provider, "rejected");
+            return Uni.createFrom().item(provider.refuse(rejected.problem(), null));
+        }
+        return Uni.createFrom().deferred(() -> decide(provider, notification))
+                .onFailure().recoverWithItem(failure -> refusal(provider, failure));
+    }
+
+    private Uni<Reply> decide(PaymentProvider provider, Notification notification) {
+        if (notification instanceof Notification.Ignored ignored) {
+            count(provider, "ignored");
+            LOG.infof("%s event %s of type %s ignored", provider.name(), ignored.id(), ignored.type());
+            return Uni.createFrom().item(provider.acknowledge(new Acknowledgement(ignored, "ignored", null, null)));
+        }
+        if (notification instanceof Notification.Invalid invalid) {
+            return recordInvalid(provider, invalid);
+        }
+        Notification.Correlated report = (Notification.Correlated) notification;
+        if (report.subject() instanceof Notification.ByOrder byOrder) {
+            return applyToOrder(provider, report, byOrder.orderId());
+        }
+        return Uni.createFrom().failure(new ProblemException(Problem.of(ProblemType.SERVICE_UNAVAILABLE,
+                "Payments of this provider are matched to payment attempts, which this version does not keep yet;"
+                        + " the event is left for the provider to re-send"), "60"));
+    }
+
+    /** A verified event with a bad field: the provider must stop re-sending it, operators must see it. */
+    private Uni<Reply> recordInvalid(PaymentProvider provider, Notification.Invalid invalid) {
+        count(provider, "invalid");
+        LOG.warnf("%s event %s of type %s is invalid: %s", provider.name(), invalid.id(), invalid.type(),
+                invalid.reason());
+        UUID orderId = invalid.subject() instanceof Notification.ByOrder byOrder ? byOrder.orderId() : null;
+        Uni<Void> recorded = orderId == null ? Uni.createFrom().voidItem()
+                : anomalies.record(provider.name(), invalid.id(), orderId, null, PaymentAnomaly.Kind.INVALID_EVENT,
+                        invalid.reason());
+        return recorded.map(done -> provider.acknowledge(new Acknowledgement(invalid, "invalid", orderId, null)));
+    }
+
+    private Uni<Reply> applyToOrder(PaymentProvider provider, Notification.Correlated notification, UUID orderId) {
+        Report report = Report.of(notification);
+        KeyedRequest keyed = new KeyedRequest(notification.id(), true, "provider:" + provider.name(), OPERATION, "",
+                notification.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, orderId);
+        return gate.execute(keyed, claim -> apply(provider, notification, report, orderId, claim));
+    }
+
+    private Uni<Reply> apply(PaymentProvider provider, Notification notification, Report report, UUID orderId,
+            KeyClaim claim) {
+        String name = provider.name();
+        TransitionCommand command = new TransitionCommand(orderId, report.event(),
+                new EventDetails.ProviderReport(name, report.transactionId()), null, name, notification.id(), null);
+        return orders.transition(command, claim, result -> ack(provider, notification, report, result),
+                        order -> sameAmount(name, notification.id(), report, order))
+                .onFailure(OrderNotFoundException.class).call(() -> anomalies.record(name, notification.id(),
+                        orderId, report.transactionId(), PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + orderId))
+                .onFailure(IllegalTransitionException.class).call(failure -> anomalies.record(name,
+                        notification.id(), orderId, report.transactionId(), PaymentAnomaly.Kind.STALE_EVENT,
+                        failure.getMessage()))
+                .call(done -> isDoubleCapture(report, done.result())
+                        ? anomalies.record(name, notification.id(), orderId, report.transactionId(),
+                                PaymentAnomaly.Kind.DOUBLE_CAPTURE, "Captured again as " + report.transactionId()
+                                        + " after " + done.result().order().payment().providerTxnId()
+                                        + "; a refund is owed")
                         : Uni.createFrom().voidItem())
                 .map(OrderService.Transitioned::reply);
     }
 
     /** The provider must report the order's own amount and currency; otherwise nothing moves (422, an anomaly). */
-    private Uni<Void> sameAmount(String provider, ProviderEvent event, Order order) {
-        if (order.amount() == event.amount() && order.currency().equals(event.currency())) {
+    private Uni<Void> sameAmount(String provider, String eventId, Report report, Order order) {
+        if (report.amount() == null || order.amount() == report.amount() && order.currency().equals(report.currency())) {
             return Uni.createFrom().voidItem();
         }
-        String detail = "The provider reported " + event.amount() + " " + event.currency() + " for an order of "
+        String detail = "The provider reported " + report.amount() + " " + report.currency() + " for an order of "
                 + order.amount() + " " + order.currency();
-        return anomalies.record(provider, event, PaymentAnomaly.Kind.AMOUNT_MISMATCH, detail)
+        return anomalies.record(provider, eventId, order.id(), report.transactionId(),
+                        PaymentAnomaly.Kind.AMOUNT_MISMATCH, detail)
                 .chain(() -> Uni.createFrom().failure(ProblemException.of(ProblemType.AMOUNT_MISMATCH, detail)));
     }
 
     /** A success with another transaction id for an order already paid: the customer was charged twice. */
-    static boolean isDoubleCapture(ProviderEvent event, TransitionResult result) {
+    static boolean isDoubleCapture(Report report, TransitionResult result) {
         Order.Payment payment = result.order().payment();
-        return !result.applied() && event.event() == OrderEvent.PAYMENT_SUCCEEDED && payment != null
-                && payment.providerTxnId() != null && !payment.providerTxnId().equals(event.providerTxnId());
+        return !result.applied() && report.event() == OrderEvent.PAYMENT_SUCCEEDED && payment != null
+                && payment.providerTxnId() != null && !payment.providerTxnId().equals(report.transactionId());
     }
 
-    private Reply ack(ProviderEvent event, TransitionResult result) {
-        String outcome = result.applied() ? "applied" : isDoubleCapture(event, result) ? "double-capture" : "duplicate";
-        try {
-            byte[] body = json.writeValueAsBytes(
-                    new CallbackAck(event.eventId(), result.order().id(), outcome, result.order().status()));
-            return new Reply(200, MediaType.APPLICATION_JSON, Map.of(), body);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+    private Reply ack(PaymentProvider provider, Notification notification, Report report, TransitionResult result) {
+        String outcome = result.applied() ? "applied" : isDoubleCapture(report, result) ? "double-capture"
+                : "duplicate";
+        return provider.acknowledge(new Acknowledgement(notification, outcome, result.order().id(),
+                result.order().status().name()));
     }
 
-    private ProviderEvent parse(byte[] rawBody) {
-        try {
-            ProviderEvent event = eventReader.readValue(rawBody);
-            if (event == null) {
-                throw ProblemException.of(ProblemType.MALFORMED_BODY, "The callback body is empty");
-            }
-            return event;
-        } catch (IOException e) {
-            throw ProblemException.of(ProblemType.MALFORMED_BODY, "The callback body is not the expected JSON");
-        }
+    /** A failure answered in the provider's format; a transient one (5xx) makes the provider re-send. */
+    private Reply refusal(PaymentProvider provider, Throwable failure) {
+        Throwable cause = ProblemMapper.unwrap(failure);
+        Problem problem = problems.toProblem(cause);
+        String retryAfter = cause instanceof ProblemException pe && pe.retryAfter() != null ? pe.retryAfter()
+                : problem.status() == 503 ? ProblemMapper.RETRY_AFTER_SECONDS : null;
+        return provider.refuse(problem, retryAfter);
+    }
+
+    private void count(PaymentProvider provider, String outcome) {
+        registry.counter("orderflow.payments.notifications", "provider", provider.name(), "outcome", outcome)
+                .increment();
     }
 }
