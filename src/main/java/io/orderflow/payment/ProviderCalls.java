@@ -5,7 +5,13 @@ import io.orderflow.common.problem.ProblemMapper;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
+import io.smallrye.faulttolerance.api.Guard;
+import jakarta.enterprise.util.TypeLiteral;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
@@ -28,6 +34,36 @@ public class ProviderCalls {
         this.registry = registry;
     }
 
+    /**
+     * The provider's one guard: a timeout per call, retries of transient failures, and one circuit breaker (named
+     * after the provider) shared by all of its calls. Final answers ({@link ProviderDeclined}) are neither retried
+     * nor held against the provider's health.
+     */
+    public static Guard guard(String provider, CallSettings settings) {
+        long delay = settings.retryDelay().toMillis();
+        return Guard.create().withDescription(provider)
+                .withTimeout().duration(settings.callTimeout().toMillis(), ChronoUnit.MILLIS).done()
+                .withRetry().maxRetries(settings.maxRetries()).delay(delay, ChronoUnit.MILLIS)
+                .jitter(Math.max(1, delay / 2), ChronoUnit.MILLIS)
+                .retryOn(List.of(ProviderUnavailable.class, TimeoutException.class))
+                .abortOn(ProviderDeclined.class).done()
+                .withCircuitBreaker().name(provider).requestVolumeThreshold(settings.breakerWindow())
+                .failureRatio(0.5).successThreshold(1)
+                .delay(settings.breakerDelay().toMillis(), ChronoUnit.MILLIS).skipOn(ProviderDeclined.class).done()
+                .build();
+    }
+
+    /**
+     * One provider call: {@code request} through the provider's guard (each retry subscribes to a fresh request),
+     * its answer read into an outcome, any failure left over turned into one, and the outcome counted.
+     */
+    public <R, T> Uni<ProviderOutcome<T>> call(String provider, Guard guard, String operation,
+            Supplier<Uni<R>> request, Function<R, ProviderOutcome<T>> read) {
+        Uni<R> guarded = guard.get(request, new TypeLiteral<Uni<R>>() {
+        });
+        return settle(provider, operation, guarded.map(read));
+    }
+
     /** A blocking SDK call, subscribed on the worker pool so the event loop never waits for a provider. */
     public static <T> Uni<T> onWorker(Callable<T> call) {
         return Uni.createFrom().item(() -> {
@@ -42,7 +78,7 @@ public class ProviderCalls {
     }
 
     /** The call's outcome, whatever happened; never a failed Uni. */
-    public <T> Uni<ProviderOutcome<T>> settle(String provider, String operation, Uni<ProviderOutcome<T>> call) {
+    <T> Uni<ProviderOutcome<T>> settle(String provider, String operation, Uni<ProviderOutcome<T>> call) {
         return call.onFailure().recoverWithItem(failure -> ProviderCalls.<T>outcomeOf(failure))
                 .invoke(outcome -> observe(provider, operation, outcome));
     }
