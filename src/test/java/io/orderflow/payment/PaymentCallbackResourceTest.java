@@ -173,4 +173,31 @@ class PaymentCallbackResourceTest {
         Callbacks.deliver(bad).then().statusCode(400).contentType("application/problem+json");
         Callbacks.deliver("not json").then().statusCode(400).body("type", is(TYPES + "malformed-body"));
     }
+
+    @Test
+    void shouldAnswer404ForAProviderThatIsNotConfigured() {
+        given().contentType(ContentType.JSON).body("{}").header("Stripe-Signature", "t=1,v1=00")
+                .post("/payments/stripe/callbacks").then().statusCode(404).body("type", is(TYPES + "not-found"));
+        given().contentType(ContentType.JSON).body("{}").post("/payments/wechatpay/callbacks").then().statusCode(404);
+    }
+
+    @Test
+    void shouldAcknowledgeButNeverCoerceAVerifiedEventWhoseAmountIsNotAnInteger() {
+        String id = pendingOrder();
+        for (String amount : List.of("2500.9", "\"" + AMOUNT + "\"", "true", AMOUNT + ".0")) {
+            String body = success(id, AMOUNT, "EUR", "txn-coerced").replace("\"amount\":" + AMOUNT,
+                    "\"amount\":" + amount);
+            deliver(body).then().statusCode(200).body("outcome", is("invalid"), "orderId", is(id));
+        }
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
+        assertEquals(4, anomalies(id, "invalid-event"));
+    }
+
+    @Test
+    void shouldAcknowledgeAnEventTypeMockpayDoesNotSendAndChangeNothing() {
+        String id = pendingOrder();
+        deliver(event(UUID.randomUUID().toString(), "PAYMENT_AUTHORIZED", id, AMOUNT, "EUR", "txn-auth")).then()
+                .statusCode(200).body("outcome", is("ignored"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
+    }
 }

@@ -5,12 +5,12 @@ import static io.orderflow.payment.stripe.StripeFixtures.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.orderflow.payment.PaymentRequest;
 import io.orderflow.payment.PaymentSandbox;
+import io.orderflow.payment.SandboxedProviderTest;
 import io.orderflow.payment.PaymentSession;
 import io.orderflow.payment.PaymentState;
 import io.orderflow.payment.ProviderOutcome;
@@ -19,13 +19,9 @@ import io.orderflow.payment.RefundRequest;
 import io.orderflow.payment.RefundState;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,28 +30,14 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(PaymentSandbox.class)
-class StripeProviderTest {
-
-    @PaymentSandbox.InjectSandbox
-    PaymentSandbox.Sandbox sandbox;
+class StripeProviderTest extends SandboxedProviderTest {
 
     @Inject
     StripeProvider stripe;
 
-    @Inject
-    CircuitBreakerMaintenance breakers;
-
-    private WireMockServer server;
-
-    @BeforeEach
-    void resetProvider() {
-        server = sandbox.server();
-        server.resetAll();
-        breakers.reset(StripeProvider.NAME);
-    }
-
-    private static <T> ProviderOutcome<T> await(Uni<ProviderOutcome<T>> call) {
-        return call.await().atMost(Duration.ofSeconds(30));
+    @Override
+    protected String provider() {
+        return StripeProvider.NAME;
     }
 
     private static PaymentRequest payment() {
@@ -123,8 +105,7 @@ class StripeProviderTest {
     void shouldCallPersistent5xxAndResetConnectionsUndefined() {
         server.stubFor(post("/v1/payment_intents").willReturn(jsonError(500, "api_error", null)));
         assertEquals(Status.UNDEFINED, await(stripe.createPayment(payment())).status());
-        server.resetAll();
-        breakers.reset(StripeProvider.NAME);
+        restart();
         server.stubFor(post("/v1/payment_intents").willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
         assertEquals(Status.UNDEFINED, await(stripe.createPayment(payment())).status());
     }

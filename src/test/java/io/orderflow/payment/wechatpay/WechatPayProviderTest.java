@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.orderflow.payment.PaymentRequest;
 import io.orderflow.payment.PaymentSandbox;
+import io.orderflow.payment.SandboxedProviderTest;
 import io.orderflow.payment.PaymentSession;
 import io.orderflow.payment.ProviderOutcome;
 import io.orderflow.payment.ProviderOutcome.Status;
@@ -21,17 +21,13 @@ import io.orderflow.payment.RefundRequest;
 import io.orderflow.payment.RefundState;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,31 +36,17 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(PaymentSandbox.class)
-class WechatPayProviderTest {
+class WechatPayProviderTest extends SandboxedProviderTest {
 
     private static final Pattern AUTH = Pattern.compile("(\\w+)=\"([^\"]*)\"");
     private static final String CODE_URL = "weixin://wxpay/bizpayurl?pr=aIQrOYOzz";
 
-    @PaymentSandbox.InjectSandbox
-    PaymentSandbox.Sandbox sandbox;
-
     @Inject
     WechatPayProvider wechat;
 
-    @Inject
-    CircuitBreakerMaintenance breakers;
-
-    private WireMockServer server;
-
-    @BeforeEach
-    void resetProvider() {
-        server = sandbox.server();
-        server.resetAll();
-        breakers.reset(WechatPayProvider.NAME);
-    }
-
-    private static <T> ProviderOutcome<T> await(Uni<ProviderOutcome<T>> call) {
-        return call.await().atMost(Duration.ofSeconds(30));
+    @Override
+    protected String provider() {
+        return WechatPayProvider.NAME;
     }
 
     private static PaymentRequest payment() {
@@ -132,8 +114,7 @@ class WechatPayProviderTest {
         assertEquals(Status.UNDEFINED, busy.status());
         assertEquals("SYSTEMERROR", busy.code());
         assertEquals(3, prepays().size());
-        server.resetAll();
-        breakers.reset(WechatPayProvider.NAME);
+        restart();
         server.stubFor(post("/v3/pay/transactions/native").willReturn(okJson("{\"code_url\":\"" + CODE_URL + "\"}")
                 .withFixedDelay(1500)));
         assertEquals(Status.UNDEFINED, await(wechat.createPayment(payment())).status());
@@ -146,8 +127,7 @@ class WechatPayProviderTest {
         ProviderOutcome<PaymentSession> forged = await(wechat.createPayment(payment()));
         assertEquals(Status.UNDEFINED, forged.status());
         assertEquals("response-signature", forged.code());
-        server.resetAll();
-        breakers.reset(WechatPayProvider.NAME);
+        restart();
         server.stubFor(post("/v3/pay/transactions/native").willReturn(okJson("{\"code_url\":\"" + CODE_URL + "\"}")
                 .withHeader("X-Sandbox-Timestamp", String.valueOf(System.currentTimeMillis() / 1000 - 600))));
         assertEquals(Status.UNDEFINED, await(wechat.createPayment(payment())).status(), "a stale answer");
