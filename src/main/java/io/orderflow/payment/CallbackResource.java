@@ -35,7 +35,8 @@ public class CallbackResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"),
+    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "204"),
+            @APIResponse(responseCode = "400"),
             @APIResponse(responseCode = "401"), @APIResponse(responseCode = "404"),
             @APIResponse(responseCode = "409"), @APIResponse(responseCode = "415"),
             @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503") })
