@@ -3,10 +3,7 @@ package io.orderflow.payment;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
 import io.orderflow.common.Times;
-import io.quarkus.hibernate.reactive.panache.Panache;
-import io.quarkus.panache.common.Sort;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.UUID;
@@ -30,12 +27,16 @@ public class Anomalies {
 
     public Uni<Void> record(String provider, String eventId, UUID orderId, String providerTxnId,
             PaymentAnomaly.Kind kind, String detail) {
-        return db.execute("insert into payment_anomalies (order_id, provider, event_id, provider_txn_id, kind, detail,"
-                + " at) values ($1, $2, $3, $4, $5, $6, $7) on conflict (provider, event_id, kind) do nothing",
-                Tuple.from(java.util.Arrays.asList(orderId, provider, eventId, providerTxnId, kind.label, detail,
-                        Db.ts(times.now()))))
-                .invoke(rows -> {
-                    if (rows.rowCount() == 1) {
+        return db.run(session -> session.createNativeQuery("insert into payment_anomalies (order_id, provider,"
+                + " event_id, provider_txn_id, kind, detail, at) values (cast(:order as uuid), :provider, :event,"
+                + " cast(:txn as text), :kind, :detail, cast(:at as timestamptz))"
+                + " on conflict (provider, event_id, kind) do nothing")
+                .setParameter("order", orderId).setParameter("provider", provider)
+                .setParameter("event", eventId).setParameter("txn", providerTxnId)
+                .setParameter("kind", kind.label).setParameter("detail", detail).setParameter("at", times.now())
+                .executeUpdate())
+                .invoke(inserted -> {
+                    if (inserted == 1) {
                         registry.counter("orderflow.payments.anomalies", "kind", kind.label).increment();
                     }
                 })
@@ -44,7 +45,6 @@ public class Anomalies {
 
     /** Oldest first, {@code limit} at a time after the anomaly with id {@code after}. */
     public Uni<List<PaymentAnomaly>> page(long after, int limit) {
-        return Panache.withSession(() -> PaymentAnomaly.<PaymentAnomaly>find("id > ?1", Sort.by("id"), after)
-                .page(0, limit).list());
+        return db.run(session -> session.createNamedQuery(PaymentAnomaly.PAGE, PaymentAnomaly.class).setParameter("after", after).setMaxResults(limit).getResultList());
     }
 }

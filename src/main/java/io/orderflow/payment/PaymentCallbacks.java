@@ -14,6 +14,7 @@ import io.orderflow.idempotency.Tier;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.TransitionResult;
+import io.orderflow.order.domain.AmountMismatchException;
 import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.IllegalTransitionException;
 import io.orderflow.order.domain.Order;
@@ -56,18 +57,23 @@ public class PaymentCallbacks {
         this.times = times;
     }
 
-    /** What a payment notification asks of its order: the event, and what the provider says was paid. */
-    record Report(OrderEvent event, String transactionId, Long amount, String currency) {
+    /**
+     * What a payment notification asks of its order: the event, and what the provider says was paid (a failure or
+     * refund that names no amount: -1, which no order has).
+     */
+    record Report(OrderEvent event, String transactionId, long amount, String currency) {
 
         static Report of(Notification.Correlated notification) {
             if (notification instanceof Notification.PaymentSucceeded s) {
                 return new Report(OrderEvent.PAYMENT_SUCCEEDED, s.transactionId(), s.amount(), s.currency());
             }
             if (notification instanceof Notification.PaymentFailed f) {
-                return new Report(OrderEvent.PAYMENT_FAILED, f.transactionId(), f.amount(), f.currency());
+                return new Report(OrderEvent.PAYMENT_FAILED, f.transactionId(),
+                        f.amount() == null ? -1 : f.amount(), f.currency());
             }
             if (notification instanceof Notification.RefundSucceeded r) {
-                return new Report(OrderEvent.REFUND_SUCCEEDED, r.captureId(), r.amount(), r.currency());
+                return new Report(OrderEvent.REFUND_SUCCEEDED, r.captureId(),
+                        r.amount() == null ? -1 : r.amount(), r.currency());
             }
             throw new IllegalArgumentException("not a payment report: " + notification.type());
         }
@@ -120,7 +126,8 @@ public class PaymentCallbacks {
     private Uni<Reply> applyToOrder(PaymentProvider provider, Notification.Correlated notification, UUID orderId) {
         Report report = Report.of(notification);
         KeyedRequest keyed = new KeyedRequest(notification.id(), true, "provider:" + provider.name(), OPERATION, "",
-                notification.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, orderId);
+                notification.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, orderId,
+                row -> ack(provider, notification, report, new TransitionResult(orders.recordedOrder(row), true)));
         return gate.execute(keyed, claim -> apply(provider, notification, report, orderId, claim));
     }
 
@@ -128,33 +135,25 @@ public class PaymentCallbacks {
             KeyClaim claim) {
         String name = provider.name();
         TransitionCommand command = new TransitionCommand(orderId, report.event(),
-                new EventDetails.ProviderReport(name, report.transactionId()), null, name, notification.id(), null);
-        return orders.transition(command, claim, result -> ack(provider, notification, report, result),
-                        order -> sameAmount(name, notification.id(), report, order))
+                new EventDetails.ProviderReport(name, report.transactionId(), report.amount(), report.currency()),
+                null, name, notification.id(), null);
+        return orders.transition(command, claim, result -> ack(provider, notification, report, result))
                 .onFailure(OrderNotFoundException.class).call(() -> anomalies.record(name, notification.id(),
                         orderId, report.transactionId(), PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + orderId))
                 .onFailure(IllegalTransitionException.class).call(failure -> anomalies.record(name,
                         notification.id(), orderId, report.transactionId(), PaymentAnomaly.Kind.STALE_EVENT,
                         failure.getMessage()))
-                .call(done -> isDoubleCapture(report, done.result())
+                .onFailure(AmountMismatchException.class).recoverWithUni(failure -> anomalies.record(name,
+                        notification.id(), orderId, report.transactionId(), PaymentAnomaly.Kind.AMOUNT_MISMATCH,
+                        failure.getMessage()).map(done -> new OrderService.Transitioned(null, provider.acknowledge(
+                                new Acknowledgement(notification, "amount-mismatch", orderId, null)))))
+                .call(done -> done.result() != null && isDoubleCapture(report, done.result())
                         ? anomalies.record(name, notification.id(), orderId, report.transactionId(),
                                 PaymentAnomaly.Kind.DOUBLE_CAPTURE, "Captured again as " + report.transactionId()
                                         + " after " + done.result().order().payment().providerTxnId()
                                         + "; a refund is owed")
                         : Uni.createFrom().voidItem())
                 .map(OrderService.Transitioned::reply);
-    }
-
-    /** The provider must report the order's own amount and currency; otherwise nothing moves (422, an anomaly). */
-    private Uni<Void> sameAmount(String provider, String eventId, Report report, Order order) {
-        if (report.amount() == null || order.amount() == report.amount() && order.currency().equals(report.currency())) {
-            return Uni.createFrom().voidItem();
-        }
-        String detail = "The provider reported " + report.amount() + " " + report.currency() + " for an order of "
-                + order.amount() + " " + order.currency();
-        return anomalies.record(provider, eventId, order.id(), report.transactionId(),
-                        PaymentAnomaly.Kind.AMOUNT_MISMATCH, detail)
-                .chain(() -> Uni.createFrom().failure(ProblemException.of(ProblemType.AMOUNT_MISMATCH, detail)));
     }
 
     /** A success with another transaction id for an order already paid: the customer was charged twice. */
