@@ -126,6 +126,9 @@ public class IdempotencyGate {
      * PostgreSQL, and a repeat arriving before the cache is written waits on the in-flight marker, then replays.
      */
     private void rememberInBackground(KeyClaim claim, Reply reply) {
+        if (reply.isNoStore()) {
+            return;
+        }
         shutter.remember(claim, reply).subscribe().with(ignored -> {
         }, failure -> {
         });

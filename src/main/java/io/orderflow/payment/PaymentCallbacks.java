@@ -17,6 +17,7 @@ import io.orderflow.order.TransitionResult;
 import io.orderflow.order.domain.AmountMismatchException;
 import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.IllegalTransitionException;
+import io.orderflow.order.domain.NotConcernedException;
 import io.orderflow.order.domain.Order;
 import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.OrderNotFoundException;
@@ -28,55 +29,45 @@ import org.jboss.logging.Logger;
 
 /**
  * Receives provider notifications so that any number of deliveries has the effect of one. The adapter verifies and
- * parses; this core decides. The provider's event id is the idempotency key (scope: the provider), recorded in the
- * same statement as the order's transition, and the fingerprint is the validated notification, not its bytes. The
- * transition itself goes through the same path as API calls.
+ * parses; this core decides. Every event is matched to a payment attempt ({@link Match}) — by the provider's
+ * reference, or for mockpay by the order and its optional attempt id — and goes through the same transition path as
+ * API calls, with the provider's event id as idempotency key (scope: the provider) recorded in the same statement and
+ * the validated notification as fingerprint. Whatever the service decides (applied, duplicate, stale attempt, other
+ * capture, illegal, mismatch, unknown) is acknowledged in the provider's format with 2xx; only a failure whose outcome
+ * is unknown (database down, overload) is refused with 5xx, so the provider re-sends.
  */
 @ApplicationScoped
 public class PaymentCallbacks {
 
     private static final Logger LOG = Logger.getLogger(PaymentCallbacks.class);
     static final String OPERATION = "POST /payments/{provider}/callbacks";
+    /** What the service decided about a notification, on every acknowledgement (and so in its stored record). */
+    public static final String OUTCOME_HEADER = "Payment-Outcome";
 
     private final PaymentProviders providers;
     private final IdempotencyGate gate;
     private final OrderService orders;
+    private final PaymentAttempts attempts;
     private final Anomalies anomalies;
     private final ProblemMapper problems;
     private final MeterRegistry registry;
     private final Times times;
 
     public PaymentCallbacks(PaymentProviders providers, IdempotencyGate gate, OrderService orders,
-            Anomalies anomalies, ProblemMapper problems, MeterRegistry registry, Times times) {
+            PaymentAttempts attempts, Anomalies anomalies, ProblemMapper problems, MeterRegistry registry,
+            Times times) {
         this.providers = providers;
         this.gate = gate;
         this.orders = orders;
+        this.attempts = attempts;
         this.anomalies = anomalies;
         this.problems = problems;
         this.registry = registry;
         this.times = times;
     }
 
-    /**
-     * What a payment notification asks of its order: the event, and what the provider says was paid (a failure or
-     * refund that names no amount: -1, which no order has).
-     */
-    record Report(OrderEvent event, String transactionId, long amount, String currency) {
-
-        static Report of(Notification.Correlated notification) {
-            if (notification instanceof Notification.PaymentSucceeded s) {
-                return new Report(OrderEvent.PAYMENT_SUCCEEDED, s.transactionId(), s.amount(), s.currency());
-            }
-            if (notification instanceof Notification.PaymentFailed f) {
-                return new Report(OrderEvent.PAYMENT_FAILED, f.transactionId(),
-                        f.amount() == null ? -1 : f.amount(), f.currency());
-            }
-            if (notification instanceof Notification.RefundSucceeded r) {
-                return new Report(OrderEvent.REFUND_SUCCEEDED, r.captureId(),
-                        r.amount() == null ? -1 : r.amount(), r.currency());
-            }
-            throw new IllegalArgumentException("not a payment report: " + notification.type());
-        }
+    /** The payment a notification is about: its order and attempt (null: the order's current one). */
+    record Match(UUID orderId, UUID attemptId, PaymentAttempt attempt) {
     }
 
     public Uni<Reply> receive(String providerName, NotificationRequest request) {
@@ -93,67 +84,158 @@ public class PaymentCallbacks {
                 .onFailure().recoverWithItem(failure -> refusal(provider, failure));
     }
 
+    /**
+     * What the provider said when asked (reconciliation), applied exactly like a notification of it: the same
+     * matching, transition path and dedup (the notification's id, in the provider's scope, says what was asked).
+     */
+    Uni<Reply> reconcile(PaymentProvider provider, Notification notification) {
+        return decide(provider, notification);
+    }
+
     private Uni<Reply> decide(PaymentProvider provider, Notification notification) {
         if (notification instanceof Notification.Ignored ignored) {
-            count(provider, "ignored");
             LOG.infof("%s event %s of type %s ignored", provider.name(), ignored.id(), ignored.type());
-            return Uni.createFrom().item(provider.acknowledge(new Acknowledgement(ignored, "ignored", null, null)));
-        }
-        if (notification instanceof Notification.Invalid invalid) {
-            return recordInvalid(provider, invalid);
+            return Uni.createFrom().item(acknowledge(provider, notification, "ignored", null));
         }
         Notification.Correlated report = (Notification.Correlated) notification;
-        if (report.subject() instanceof Notification.ByOrder byOrder) {
-            return applyToOrder(provider, report, byOrder.orderId());
+        return match(provider, report.subject()).chain(match -> {
+            if (report instanceof Notification.Invalid invalid) {
+                return recordInvalid(provider, invalid, match == null ? null : match.orderId());
+            }
+            if (match == null) {
+                return unmatched(provider, report);
+            }
+            KeyedRequest keyed = new KeyedRequest(report.id(), true, "provider:" + provider.name(), OPERATION, "",
+                    report.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, match.orderId(),
+                    row -> acknowledge(provider, report, "applied", orders.recordedOrder(row)));
+            return gate.execute(keyed, claim -> apply(provider, report, match, claim));
+        });
+    }
+
+    /** By the provider's reference (Stripe, WeChat Pay), or by order and optional attempt id (mockpay). */
+    private Uni<Match> match(PaymentProvider provider, Notification.Subject subject) {
+        if (subject == null) {
+            return Uni.createFrom().nullItem();
         }
-        return Uni.createFrom().failure(new ProblemException(Problem.of(ProblemType.SERVICE_UNAVAILABLE,
-                "Payments of this provider are matched to payment attempts, which this version does not keep yet;"
-                        + " the event is left for the provider to re-send"), "60"));
+        if (subject instanceof Notification.ByReference byReference) {
+            return attempts.findByReference(provider.name(), byReference.reference())
+                    .map(a -> a == null ? null : new Match(a.orderId(), a.id(), a));
+        }
+        Notification.ByOrder byOrder = (Notification.ByOrder) subject;
+        if (byOrder.attemptId() == null) {
+            return Uni.createFrom().item(new Match(byOrder.orderId(), null, null));
+        }
+        return attempts.find(byOrder.attemptId()).map(a -> a == null || !a.orderId().equals(byOrder.orderId()) ? null
+                : new Match(a.orderId(), a.id(), a));
+    }
+
+    /** No attempt of ours has the reference (or the attempt id is another order's): recorded, acknowledged. */
+    private Uni<Reply> unmatched(PaymentProvider provider, Notification.Correlated report) {
+        String detail = "No payment attempt matches " + report.subject();
+        LOG.warnf("%s event %s of type %s: %s", provider.name(), report.id(), report.type(), detail);
+        UUID orderId = report.subject() instanceof Notification.ByOrder byOrder ? byOrder.orderId() : null;
+        return anomalies.record(provider.name(), report.id(), orderId, transactionOf(report),
+                        PaymentAnomaly.Kind.UNKNOWN_ATTEMPT, detail)
+                .map(done -> acknowledge(provider, report, "unknown-attempt", null));
     }
 
     /** A verified event with a bad field: the provider must stop re-sending it, operators must see it. */
-    private Uni<Reply> recordInvalid(PaymentProvider provider, Notification.Invalid invalid) {
-        count(provider, "invalid");
+    private Uni<Reply> recordInvalid(PaymentProvider provider, Notification.Invalid invalid, UUID orderId) {
         LOG.warnf("%s event %s of type %s is invalid: %s", provider.name(), invalid.id(), invalid.type(),
                 invalid.reason());
-        UUID orderId = invalid.subject() instanceof Notification.ByOrder byOrder ? byOrder.orderId() : null;
-        Uni<Void> recorded = orderId == null ? Uni.createFrom().voidItem()
-                : anomalies.record(provider.name(), invalid.id(), orderId, null, PaymentAnomaly.Kind.INVALID_EVENT,
-                        invalid.reason());
-        return recorded.map(done -> provider.acknowledge(new Acknowledgement(invalid, "invalid", orderId, null)));
+        return anomalies.record(provider.name(), invalid.id(), orderId, null, PaymentAnomaly.Kind.INVALID_EVENT,
+                invalid.reason()).map(done -> acknowledge(provider, invalid, "invalid", orderId, null));
     }
 
-    private Uni<Reply> applyToOrder(PaymentProvider provider, Notification.Correlated notification, UUID orderId) {
-        Report report = Report.of(notification);
-        KeyedRequest keyed = new KeyedRequest(notification.id(), true, "provider:" + provider.name(), OPERATION, "",
-                notification.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, orderId,
-                row -> ack(provider, notification, report, new TransitionResult(orders.recordedOrder(row), true)));
-        return gate.execute(keyed, claim -> apply(provider, notification, report, orderId, claim));
-    }
-
-    private Uni<Reply> apply(PaymentProvider provider, Notification notification, Report report, UUID orderId,
+    private Uni<Reply> apply(PaymentProvider provider, Notification.Correlated notification, Match match,
             KeyClaim claim) {
+        Report report = Report.of(notification, match);
         String name = provider.name();
-        TransitionCommand command = new TransitionCommand(orderId, report.event(),
-                new EventDetails.ProviderReport(name, report.transactionId(), report.amount(), report.currency()),
-                null, name, notification.id(), null);
+        if (report.event() == OrderEvent.PAYMENT_SUCCEEDED) {
+            // a transaction id belongs to one order: a reuse on another is refused before anything moves
+            return attempts.captureOwner(name, report.transactionId()).chain(owner -> owner != null
+                    && !owner.equals(match.orderId()) ? txnReused(provider, notification, report, match, owner)
+                    : transition(provider, notification, report, match, claim));
+        }
+        return transition(provider, notification, report, match, claim);
+    }
+
+    private Uni<Reply> transition(PaymentProvider provider, Notification.Correlated notification, Report report,
+            Match match, KeyClaim claim) {
+        String name = provider.name();
+        EventDetails.ProviderReport details = new EventDetails.ProviderReport(name, report.transactionId(),
+                report.amount(), report.currency(), match.attemptId());
+        TransitionCommand command = new TransitionCommand(match.orderId(), report.event(), details, null, name,
+                notification.id(), null);
         return orders.transition(command, claim, result -> ack(provider, notification, report, result))
-                .onFailure(OrderNotFoundException.class).call(() -> anomalies.record(name, notification.id(),
-                        orderId, report.transactionId(), PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + orderId))
-                .onFailure(IllegalTransitionException.class).call(failure -> anomalies.record(name,
-                        notification.id(), orderId, report.transactionId(), PaymentAnomaly.Kind.STALE_EVENT,
-                        failure.getMessage()))
-                .onFailure(AmountMismatchException.class).recoverWithUni(failure -> anomalies.record(name,
-                        notification.id(), orderId, report.transactionId(), PaymentAnomaly.Kind.AMOUNT_MISMATCH,
-                        failure.getMessage()).map(done -> new OrderService.Transitioned(null, provider.acknowledge(
-                                new Acknowledgement(notification, "amount-mismatch", orderId, null)))))
-                .call(done -> done.result() != null && isDoubleCapture(report, done.result())
-                        ? anomalies.record(name, notification.id(), orderId, report.transactionId(),
-                                PaymentAnomaly.Kind.DOUBLE_CAPTURE, "Captured again as " + report.transactionId()
-                                        + " after " + done.result().order().payment().providerTxnId()
-                                        + "; a refund is owed")
-                        : Uni.createFrom().voidItem())
-                .map(OrderService.Transitioned::reply);
+                .chain(done -> isDoubleCapture(report, done.result())
+                        ? doubleCapture(provider, notification, report, match, done.result().order())
+                                .replaceWith(done.reply())
+                        : Uni.createFrom().item(done.reply()))
+                .onFailure(OrderNotFoundException.class).recoverWithUni(() -> decided(provider, notification,
+                        report, match.orderId(), PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + match.orderId(),
+                        "unknown-order", null))
+                .onFailure(IllegalTransitionException.class).recoverWithUni(failure -> decided(provider,
+                        notification, report, match.orderId(), PaymentAnomaly.Kind.STALE_EVENT, failure.getMessage(),
+                        "illegal", ((IllegalTransitionException) failure).current().name()))
+                .onFailure(AmountMismatchException.class).recoverWithUni(failure -> decided(provider,
+                        notification, report, match.orderId(), PaymentAnomaly.Kind.AMOUNT_MISMATCH,
+                        failure.getMessage(), "amount-mismatch",
+                        ((AmountMismatchException) failure).order().status().name()))
+                .onFailure(NotConcernedException.class).recoverWithUni(failure -> notConcerned(provider,
+                        notification, report, match, ((NotConcernedException) failure).order()))
+                .onFailure(PaymentCallbacks::isCaptureTaken).recoverWithUni(() -> attempts.captureOwner(name,
+                        report.transactionId()).chain(owner -> txnReused(provider, notification, report, match,
+                                owner)));
+    }
+
+    /**
+     * A report about a payment the order does not stand on: a failure of a superseded attempt only fails that
+     * attempt; a refund of a capture that did not pay the order (a double capture's) only closes that capture.
+     */
+    private Uni<Reply> notConcerned(PaymentProvider provider, Notification notification, Report report, Match match,
+            Order order) {
+        if (report.event() == OrderEvent.PAYMENT_FAILED) {
+            LOG.infof("%s event %s: a failure of attempt %s, which order %s no longer stands on", provider.name(),
+                    notification.id(), match.attemptId(), order.id());
+            count(provider, "stale-attempt");
+            return attempts.markFailed(match.attemptId(), times.now())
+                    .map(done -> acknowledge(provider, notification, "stale-attempt", order));
+        }
+        return attempts.markRefunded(provider.name(), report.transactionId(), times.now()).chain(known -> known
+                ? Uni.createFrom().item(acknowledge(provider, notification, "other-capture", order))
+                : decided(provider, notification, report, order.id(), PaymentAnomaly.Kind.UNKNOWN_CAPTURE,
+                        "A refund of " + report.transactionId() + ", which no capture of the order has",
+                        "unknown-capture", order.status().name()));
+    }
+
+    private Uni<Reply> txnReused(PaymentProvider provider, Notification notification, Report report, Match match,
+            UUID owner) {
+        return orders.find(match.orderId(), null).onFailure(OrderNotFoundException.class).recoverWithNull()
+                .chain(order -> decided(provider, notification, report, match.orderId(),
+                        PaymentAnomaly.Kind.TXN_REUSED, "Transaction " + report.transactionId()
+                                + " already belongs to order " + owner, "txn-reused",
+                        order == null ? null : order.status().name()));
+    }
+
+    /** Records a second capture of a paid order: kept with a refund owed, and an anomaly for operators. */
+    private Uni<Void> doubleCapture(PaymentProvider provider, Notification notification, Report report, Match match,
+            Order order) {
+        UUID attempt = match.attemptId() != null ? match.attemptId()
+                : order.payment() == null ? null : order.payment().attemptId();
+        return attempts.recordDoubleCapture(attempt, order.id(), provider.name(), report.transactionId(),
+                        report.amount(), report.currency(), times.now())
+                .chain(() -> anomalies.record(provider.name(), notification.id(), order.id(), report.transactionId(),
+                        PaymentAnomaly.Kind.DOUBLE_CAPTURE, "Captured again as " + report.transactionId() + " after "
+                                + order.payment().providerTxnId() + "; a refund is owed"));
+    }
+
+    /** A decided outcome that did not move the order: an anomaly, and 2xx so the provider stops re-sending. */
+    private Uni<Reply> decided(PaymentProvider provider, Notification notification, Report report, UUID orderId,
+            PaymentAnomaly.Kind kind, String detail, String outcome, String orderStatus) {
+        LOG.warnf("%s event %s of type %s: %s", provider.name(), notification.id(), notification.type(), detail);
+        return anomalies.record(provider.name(), notification.id(), orderId, report.transactionId(), kind, detail)
+                .map(done -> acknowledge(provider, notification, outcome, orderId, orderStatus));
     }
 
     /** A success with another transaction id for an order already paid: the customer was charged twice. */
@@ -166,8 +248,19 @@ public class PaymentCallbacks {
     private Reply ack(PaymentProvider provider, Notification notification, Report report, TransitionResult result) {
         String outcome = result.applied() ? "applied" : isDoubleCapture(report, result) ? "double-capture"
                 : "duplicate";
-        return provider.acknowledge(new Acknowledgement(notification, outcome, result.order().id(),
-                result.order().status().name()));
+        return acknowledge(provider, notification, outcome, result.order());
+    }
+
+    private Reply acknowledge(PaymentProvider provider, Notification notification, String outcome, Order order) {
+        return acknowledge(provider, notification, outcome, order == null ? null : order.id(),
+                order == null ? null : order.status().name());
+    }
+
+    private Reply acknowledge(PaymentProvider provider, Notification notification, String outcome, UUID orderId,
+            String status) {
+        count(provider, outcome);
+        return provider.acknowledge(new Acknowledgement(notification, outcome, orderId, status))
+                .withHeader(OUTCOME_HEADER, outcome);
     }
 
     /** A failure answered in the provider's format; a transient one (5xx) makes the provider re-send. */
@@ -176,11 +269,58 @@ public class PaymentCallbacks {
         Problem problem = problems.toProblem(cause);
         String retryAfter = cause instanceof ProblemException pe && pe.retryAfter() != null ? pe.retryAfter()
                 : problem.status() == 503 ? ProblemMapper.RETRY_AFTER_SECONDS : null;
+        count(provider, problem.status() >= 500 ? "transient" : "refused");
         return provider.refuse(problem, retryAfter);
+    }
+
+    /** The statement failed on {@code payment_captures}' primary key: another order took the transaction id. */
+    private static boolean isCaptureTaken(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("payment_captures_pkey")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String transactionOf(Notification.Correlated report) {
+        return report instanceof Notification.PaymentSucceeded s ? s.transactionId()
+                : report instanceof Notification.PaymentFailed f ? f.transactionId()
+                : report instanceof Notification.RefundSucceeded r ? r.captureId() : null;
     }
 
     private void count(PaymentProvider provider, String outcome) {
         registry.counter("orderflow.payments.notifications", "provider", provider.name(), "outcome", outcome)
                 .increment();
+    }
+
+    /**
+     * What a notification asks of its order: the event, the capture it names, and what the provider says was paid
+     * (for a failure or refund that names no amount, the attempt's).
+     */
+    record Report(OrderEvent event, String transactionId, long amount, String currency) {
+
+        static Report of(Notification.Correlated notification, Match match) {
+            if (notification instanceof Notification.PaymentSucceeded s) {
+                return new Report(OrderEvent.PAYMENT_SUCCEEDED, s.transactionId(), s.amount(), s.currency());
+            }
+            if (notification instanceof Notification.PaymentFailed f) {
+                return new Report(OrderEvent.PAYMENT_FAILED, f.transactionId(), amount(f.amount(), match),
+                        currency(f.currency(), match));
+            }
+            if (notification instanceof Notification.RefundSucceeded r) {
+                return new Report(OrderEvent.REFUND_SUCCEEDED, r.captureId(), amount(r.amount(), match),
+                        currency(r.currency(), match));
+            }
+            throw new IllegalArgumentException("not a payment report: " + notification.type());
+        }
+
+        private static long amount(Long reported, Match match) {
+            return reported != null ? reported : match.attempt() != null ? match.attempt().amount() : -1;
+        }
+
+        private static String currency(String reported, Match match) {
+            return reported != null ? reported : match.attempt() != null ? match.attempt().currency() : null;
+        }
     }
 }

@@ -43,6 +43,14 @@ public interface PaymentProvider {
      */
     Reply refuse(Problem problem, String retryAfter);
 
+    /**
+     * The name under which PAY's answer hands the shop's front end {@link PaymentSession#customerAction()}:
+     * {@code clientSecret} (Stripe.js confirms the PaymentIntent with it) unless the provider's is something else.
+     */
+    default String customerActionName() {
+        return "clientSecret";
+    }
+
     /** Starts a payment for an attempt; a retry with the same attempt finds the same payment. */
     Uni<ProviderOutcome<PaymentSession>> createPayment(PaymentRequest request);
 

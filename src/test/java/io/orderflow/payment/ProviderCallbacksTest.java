@@ -2,21 +2,24 @@ package io.orderflow.payment;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.wechatpay.WechatFixtures;
+import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
  * Stripe's and WeChat Pay's callbacks over real HTTP: each answered in its provider's own format — a decided
- * outcome (ignored, invalid) with 2xx so the provider stops, a signature failure with the 4xx it documents, and a
- * payment notification, which this version cannot match to a payment attempt yet, with a 5xx so it is re-sent.
+ * outcome (ignored, invalid, no attempt of ours) with 2xx so the provider stops, a signature failure with the 4xx it
+ * documents. Payments matched to attempts end to end: {@link PaymentAttemptsTest}.
  */
 @QuarkusTest
 @WithTestResource(PaymentSandbox.class)
@@ -72,10 +75,13 @@ class ProviderCallbacksTest {
     }
 
     @Test
-    void shouldLeaveAStripePaymentForStripeToResendUntilAttemptsAreKept() {
-        stripeSigned(StripeFixtures.event("payment_intent.succeeded",
-                StripeFixtures.intent("pi_2", "succeeded", "2500", "eur", "ch_2"))).then().statusCode(503)
-                .header("Retry-After", notNullValue()).body("type", is(TYPES + "service-unavailable"));
+    void shouldAcknowledgeAStripePaymentOfAnIntentNoAttemptHasAndRecordIt() {
+        String event = "evt_" + UUID.randomUUID().toString().replace("-", "");
+        stripeSigned(StripeFixtures.event(event, "payment_intent.succeeded",
+                StripeFixtures.intent("pi_unknown_" + event, "succeeded", "2500", "eur", "ch_2"))).then()
+                .statusCode(200).body("received", is(true));
+        assertEquals(1, Sql.count("select count(*) from payment_anomalies where provider = 'stripe' and event_id = ?"
+                + " and kind = 'unknown-attempt' and order_id is null", event));
     }
 
     @Test
@@ -104,9 +110,12 @@ class ProviderCallbacksTest {
     }
 
     @Test
-    void shouldLeaveAWechatPaymentForWechatToResendUntilAttemptsAreKept() {
-        String body = sandbox.wechat().notification("EV-pay", "TRANSACTION.SUCCESS", "transaction",
+    void shouldAcknowledgeAWechatPaymentOfAnOutTradeNoNoAttemptHasAndRecordIt() {
+        String event = "EV-" + UUID.randomUUID();
+        String body = sandbox.wechat().notification(event, "TRANSACTION.SUCCESS", "transaction",
                 WechatFixtures.transaction("t4", "4200000004", "SUCCESS", "2500"));
-        wechat(body, Instant.now().getEpochSecond()).then().statusCode(503).body("code", is("FAIL"));
+        wechat(body, Instant.now().getEpochSecond()).then().statusCode(204);
+        assertEquals(1, Sql.count("select count(*) from payment_anomalies where provider = 'wechatpay'"
+                + " and event_id = ? and kind = 'unknown-attempt'", event));
     }
 }

@@ -60,6 +60,12 @@ public class WechatPayProvider implements PaymentProvider {
         this.guard = configured ? ProviderCalls.guard(NAME, config) : null;
     }
 
+    /** The Native payment's {@code code_url}, which the front end shows as a QR code. */
+    @Override
+    public String customerActionName() {
+        return "codeUrl";
+    }
+
     @Override
     public String name() {
         return NAME;
