@@ -147,21 +147,14 @@ public class PaymentCallbacks {
                 invalid.reason()).map(done -> acknowledge(provider, invalid, "invalid", orderId, null));
     }
 
+    /**
+     * A transaction id belongs to one order: the capture row the move writes in its statement makes a reuse on
+     * another order fail the whole statement (nothing moves), and a second capture that names another order's
+     * transaction is not kept; both are answered {@code txn-reused}. No read before the move: one round trip.
+     */
     private Uni<Reply> apply(PaymentProvider provider, Notification.Correlated notification, Match match,
             KeyClaim claim) {
         Report report = Report.of(notification, match);
-        String name = provider.name();
-        if (report.event() == OrderEvent.PAYMENT_SUCCEEDED) {
-            // a transaction id belongs to one order: a reuse on another is refused before anything moves
-            return attempts.captureOwner(name, report.transactionId()).chain(owner -> owner != null
-                    && !owner.equals(match.orderId()) ? txnReused(provider, notification, report, match, owner)
-                    : transition(provider, notification, report, match, claim));
-        }
-        return transition(provider, notification, report, match, claim);
-    }
-
-    private Uni<Reply> transition(PaymentProvider provider, Notification.Correlated notification, Report report,
-            Match match, KeyClaim claim) {
         String name = provider.name();
         EventDetails.ProviderReport details = new EventDetails.ProviderReport(name, report.transactionId(),
                 report.amount(), report.currency(), match.attemptId());
@@ -169,8 +162,7 @@ public class PaymentCallbacks {
                 notification.id(), null);
         return orders.transition(command, claim, result -> ack(provider, notification, report, result))
                 .chain(done -> isDoubleCapture(report, done.result())
-                        ? doubleCapture(provider, notification, report, match, done.result().order())
-                                .replaceWith(done.reply())
+                        ? doubleCapture(provider, notification, report, match, done.result().order(), done.reply())
                         : Uni.createFrom().item(done.reply()))
                 .onFailure(OrderNotFoundException.class).recoverWithUni(() -> decided(provider, notification,
                         report, match.orderId(), PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + match.orderId(),
@@ -218,16 +210,23 @@ public class PaymentCallbacks {
                         order == null ? null : order.status().name()));
     }
 
-    /** Records a second capture of a paid order: kept with a refund owed, and an anomaly for operators. */
-    private Uni<Void> doubleCapture(PaymentProvider provider, Notification notification, Report report, Match match,
-            Order order) {
+    /**
+     * Records a second capture of a paid order: kept with a refund owed, and an anomaly for operators — unless its
+     * transaction id is another order's (refused, {@code txn-reused}).
+     */
+    private Uni<Reply> doubleCapture(PaymentProvider provider, Notification notification, Report report, Match match,
+            Order order, Reply reply) {
         UUID attempt = match.attemptId() != null ? match.attemptId()
                 : order.payment() == null ? null : order.payment().attemptId();
         return attempts.recordDoubleCapture(attempt, order.id(), provider.name(), report.transactionId(),
                         report.amount(), report.currency(), times.now())
-                .chain(() -> anomalies.record(provider.name(), notification.id(), order.id(), report.transactionId(),
-                        PaymentAnomaly.Kind.DOUBLE_CAPTURE, "Captured again as " + report.transactionId() + " after "
-                                + order.payment().providerTxnId() + "; a refund is owed"));
+                .chain(() -> attempts.captureOwner(provider.name(), report.transactionId()))
+                .chain(owner -> owner != null && !owner.equals(order.id())
+                        ? txnReused(provider, notification, report, match, owner)
+                        : anomalies.record(provider.name(), notification.id(), order.id(), report.transactionId(),
+                                PaymentAnomaly.Kind.DOUBLE_CAPTURE, "Captured again as " + report.transactionId()
+                                        + " after " + order.payment().providerTxnId() + "; a refund is owed")
+                                .replaceWith(reply));
     }
 
     /** A decided outcome that did not move the order: an anomaly, and 2xx so the provider stops re-sending. */
