@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  * the moved row in CTEs of the same statement. When nothing moved, the same statement returns the order as it
  * stands and its history, so the zero-row verdict needs no second round trip.
  */
-final class TransitionSql {
+public final class TransitionSql {
 
     /** The table as a relation: (event, from_status, to_status, condition). */
     static final String RULES = OrderTransitions.rules().stream()
@@ -35,7 +35,7 @@ final class TransitionSql {
      * @param required the fields the order must hold for the event to concern it; each {@code :q_<field>}
      * @param amountGuard whether the move requires the order's amount and currency ({@code :amount, :currency})
      */
-    static String statement(OrderEvent event, Set<OrderField> changed, Set<OrderField> required,
+    public static String statement(OrderEvent event, Set<OrderField> changed, Set<OrderField> required,
             boolean amountGuard, List<SameStatementWrite> writes) {
         StringBuilder sql = new StringBuilder("with rule (event, from_status, to_status, condition) as (")
                 .append(RULES)
@@ -82,7 +82,7 @@ final class TransitionSql {
     }
 
     /** The named parameter that carries {@code field}'s new value. */
-    static String paramName(OrderField field) {
+    public static String paramName(OrderField field) {
         return "f_" + column(field);
     }
 
