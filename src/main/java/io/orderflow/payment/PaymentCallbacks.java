@@ -266,6 +266,10 @@ public class PaymentCallbacks {
     private Reply refusal(PaymentProvider provider, Throwable failure) {
         Throwable cause = ProblemMapper.unwrap(failure);
         Problem problem = problems.toProblem(cause);
+        if (problem.type().equals(ProblemType.REQUEST_IN_FLIGHT.uri())) {
+            // another delivery of the event is being decided: transient for the provider, which re-sends on a 5xx
+            problem = Problem.of(ProblemType.SERVICE_UNAVAILABLE, problem.detail());
+        }
         String retryAfter = cause instanceof ProblemException pe && pe.retryAfter() != null ? pe.retryAfter()
                 : problem.status() == 503 ? ProblemMapper.RETRY_AFTER_SECONDS : null;
         count(provider, problem.status() >= 500 ? "transient" : "refused");

@@ -60,7 +60,7 @@ public class Reconciler {
             delayed = "30s", skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> scheduled() {
         return reconcile().onFailure().recoverWithItem(failure -> {
-            LOG.warnf("Reconciliation failed, the next run retries: %s", failure.toString());
+            LOG.warnf("Reconciliation failed, the next run retries: %s", failure.getMessage());
             return List.of();
         }).replaceWithVoid();
     }

@@ -38,7 +38,7 @@ public class RefundWorker {
             delayed = "5s", skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> scheduled() {
         return runDue().onFailure().recoverWithItem(failure -> {
-            LOG.warnf("Refund commands: the run failed, the next one retries: %s", failure.toString());
+            LOG.warnf("Refund commands: the run failed, the next one retries: %s", failure.getMessage());
             return 0;
         }).replaceWithVoid();
     }

@@ -64,6 +64,14 @@ class PaymentCallbackResourceTest {
     }
 
     @Test
+    void shouldApplyAProviderEventWhoseIdLooksLikeAOneTimeToken() {
+        String id = pendingOrder();
+        String eventId = "tok_" + UUID.randomUUID();
+        deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT, "EUR", "txn-tok-" + id)).then().statusCode(200)
+                .body("outcome", is("applied"), "status", is("PAID"));
+    }
+
+    @Test
     void shouldTreatTheSameSuccessUnderANewEventIdAsOnePayment() {
         String id = pendingOrder();
         deliver(success(id, AMOUNT, "EUR", "txn-same-" + id)).then().statusCode(200);
