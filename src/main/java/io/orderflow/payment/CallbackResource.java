@@ -14,8 +14,6 @@ import jakarta.ws.rs.core.Response;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import org.jboss.resteasy.reactive.RestPath;
 
 /**
@@ -35,11 +33,6 @@ public class CallbackResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "204"),
-            @APIResponse(responseCode = "400"),
-            @APIResponse(responseCode = "401"), @APIResponse(responseCode = "404"),
-            @APIResponse(responseCode = "409"), @APIResponse(responseCode = "415"),
-            @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503") })
     public Uni<Response> receive(@RestPath String provider, @Context HttpHeaders headers, byte[] body) {
         Map<String, String> firstValues = new HashMap<>();
         headers.getRequestHeaders().forEach((name, values) -> {

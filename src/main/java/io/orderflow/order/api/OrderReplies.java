@@ -38,7 +38,15 @@ public class OrderReplies {
             return ok(order);
         }
         ObjectNode body = json.valueToTree(OrderView.of(order));
-        additions.forEach((name, value) -> body.set(name, json.valueToTree(value)));
+        additions.forEach((name, value) -> {
+            // PAY's payment block completes the order's own payment member rather than replacing it
+            com.fasterxml.jackson.databind.JsonNode added = json.valueToTree(value);
+            if (body.get(name) instanceof ObjectNode existing && added instanceof ObjectNode fields) {
+                existing.setAll(fields);
+            } else {
+                body.set(name, added);
+            }
+        });
         try {
             return new Reply(200, MediaType.APPLICATION_JSON, Map.of("ETag", etag(order), "Cache-Control", "no-store"),
                     json.writeValueAsBytes(body));
