@@ -188,9 +188,11 @@ class PaymentCallbackResourceTest {
 
     @Test
     void shouldAnswer404ForAProviderThatIsNotConfigured() {
-        given().contentType(ContentType.JSON).body("{}").header("Stripe-Signature", "t=1,v1=00")
-                .post("/payments/stripe/callbacks").then().statusCode(404).body("type", is(TYPES + "not-found"));
-        given().contentType(ContentType.JSON).body("{}").post("/payments/wechatpay/callbacks").then().statusCode(404);
+        given().filter(Contract.invalidRequest()).contentType(ContentType.JSON).body("{}")
+                .header("Stripe-Signature", "t=1,v1=00").post("/payments/stripe/callbacks").then().statusCode(404)
+                .body("type", is(TYPES + "not-found"));
+        given().filter(Contract.invalidRequest()).contentType(ContentType.JSON).body("{}")
+                .post("/payments/wechatpay/callbacks").then().statusCode(404);
     }
 
     @Test
@@ -199,7 +201,8 @@ class PaymentCallbackResourceTest {
         for (String amount : List.of("2500.9", "\"" + AMOUNT + "\"", "true", AMOUNT + ".0")) {
             String body = success(id, AMOUNT, "EUR", "txn-coerced-" + id).replace("\"amount\":" + AMOUNT,
                     "\"amount\":" + amount);
-            deliver(body).then().statusCode(200).body("outcome", is("invalid"), "orderId", is(id));
+            Callbacks.deliverInvalid(body, signature(SECRET, Instant.now().getEpochSecond(), body)).then()
+                    .statusCode(200).body("outcome", is("invalid"), "orderId", is(id));
         }
         Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
         assertEquals(4, anomalies(id, "invalid-event"));
@@ -208,7 +211,9 @@ class PaymentCallbackResourceTest {
     @Test
     void shouldAcknowledgeAnEventTypeMockpayDoesNotSendAndChangeNothing() {
         String id = pendingOrder();
-        deliver(event(UUID.randomUUID().toString(), "PAYMENT_AUTHORIZED", id, AMOUNT, "EUR", "txn-auth-" + id)).then()
+        String authorized = event(UUID.randomUUID().toString(), "PAYMENT_AUTHORIZED", id, AMOUNT, "EUR",
+                "txn-auth-" + id);
+        Callbacks.deliverInvalid(authorized, signature(SECRET, Instant.now().getEpochSecond(), authorized)).then()
                 .statusCode(200).body("outcome", is("ignored"));
         Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.wechatpay.WechatFixtures;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -31,8 +32,8 @@ class ProviderCallbacksTest {
     PaymentSandbox.Sandbox sandbox;
 
     private static Response stripe(String payload, String signature) {
-        var request = given().contentType("application/json; charset=utf-8")
-                .body(payload.getBytes(StandardCharsets.UTF_8));
+        var request = (signature == null ? given().filter(Contract.invalidRequest()) : given())
+                .contentType("application/json; charset=utf-8").body(payload.getBytes(StandardCharsets.UTF_8));
         if (signature != null) {
             request = request.header("Stripe-Signature", signature);
         }
