@@ -52,7 +52,10 @@ public class PaymentAttempts {
     public static List<SameStatementWrite> started(UUID attemptId, String provider, String reference, Instant at) {
         return List.of(write("insert into payment_attempts (" + COLUMNS + ", created_at, updated_at)"
                         + " select :a_id, r.id, :a_provider, cast(:a_ref as text), r.amount, r.currency, 'PENDING',"
-                        + " cast(:a_at as timestamptz), cast(:a_at as timestamptz) from %s r",
+                        + " cast(:a_at as timestamptz), cast(:a_at as timestamptz) from %s r"
+                        // a repeat of the PAY that started it (its Redis entry gone) must fail on its idempotency
+                        // record, which the gate answers with the stored first answer, not on the attempt
+                        + " on conflict (id) do nothing",
                 "a_id", attemptId, "a_provider", provider, "a_ref", reference, "a_at", at),
                 write("update payment_attempts p set state = 'REPLACED', updated_at = cast(:a_at as timestamptz)"
                         + " from %s r where p.order_id = r.id and p.state = 'PENDING'", "a_at", at));
