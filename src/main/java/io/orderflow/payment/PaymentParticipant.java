@@ -110,8 +110,12 @@ public class PaymentParticipant implements TransitionParticipant {
         }
         Map<OrderField, Object> changes = new java.util.EnumMap<>(OrderField.class);
         changes.put(OrderField.PAYMENT_ATTEMPT_ID, attemptId);
+        // the order's own payment member already names the provider and the attempt: the answer only grows (and is
+        // kept out of every store) when there is something for the shopper's front end, a credential
+        boolean forFrontEnd = session != null && session.customerAction() != null;
         return new Participation(PaymentAttempts.started(attemptId, provider.name(), reference, now), changes,
-                Map.of("payment", payment), moved -> moved ? cancel(replaced, attemptId) : abandon(provider, reference));
+                forFrontEnd ? Map.of("payment", payment) : Map.of(),
+                moved -> moved ? cancel(replaced, attemptId) : abandon(provider, reference));
     }
 
     /**

@@ -6,7 +6,6 @@ import io.orderflow.common.Reply;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.payment.Acknowledgement;
-import io.orderflow.payment.Credential;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRequest;
 import io.orderflow.payment.PaymentProvider;
@@ -81,8 +80,8 @@ public class MockpayProvider implements PaymentProvider {
     @Override
     public Uni<ProviderOutcome<PaymentSession>> createPayment(PaymentRequest request) {
         String reference = "mockpay_" + request.compactAttemptId();
-        return Uni.createFrom().item(ProviderOutcome.pending(
-                new PaymentSession(reference, new Credential(reference + "_secret"))));
+        // nothing for a front end to do: the PAY's answer is the order, exactly as a replay renders it
+        return Uni.createFrom().item(ProviderOutcome.pending(new PaymentSession(reference, null)));
     }
 
     @Override
