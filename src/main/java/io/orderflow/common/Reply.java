@@ -28,6 +28,14 @@ public record Reply(int status, String contentType, Map<String, String> headers,
         return withHeader(REPLAYED, "true");
     }
 
+    /**
+     * Whether the answer carries something no store may keep ({@code Cache-Control: no-store}: a payment's client
+     * secret): the idempotency layer keeps it out of Redis, and a repeat is rendered from the stored row instead.
+     */
+    public boolean isNoStore() {
+        return "no-store".equals(headers.get("Cache-Control"));
+    }
+
     public boolean isReplayed() {
         return "true".equals(headers.get(REPLAYED));
     }

@@ -69,10 +69,19 @@ public class IdempotencyGate {
         return shutter.claimOrAwait(claim).chain(peek -> switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
             case IN_FLIGHT -> answerInFlight(request, claim);
-            case CLAIMED, UNAVAILABLE -> tokens.redeemIfToken(claim.key(), request.caller(), claim.scope())
+            case CLAIMED, UNAVAILABLE -> redeemIfToken(request, claim)
                     .chain(() -> runOnDatabase(request, claim, action))
                     .onFailure().call(() -> shutter.release(claim));
         });
+    }
+
+    /**
+     * A caller's key may be a one-time token; a provider's event id never is: provider event ids live in the
+     * provider's own namespace, whatever they start with ({@code tok_...} included).
+     */
+    private Uni<Void> redeemIfToken(KeyedRequest request, KeyClaim claim) {
+        return request.caller().startsWith("provider:") ? Uni.createFrom().voidItem()
+                : tokens.redeemIfToken(claim.key(), request.caller(), claim.scope());
     }
 
     /** The first answer, replayed to a repeat whose body matches the first one's; {@code layer} found it. */
@@ -126,6 +135,9 @@ public class IdempotencyGate {
      * PostgreSQL, and a repeat arriving before the cache is written waits on the in-flight marker, then replays.
      */
     private void rememberInBackground(KeyClaim claim, Reply reply) {
+        if (reply.isNoStore()) {
+            return;
+        }
         shutter.remember(claim, reply).subscribe().with(ignored -> {
         }, failure -> {
         });

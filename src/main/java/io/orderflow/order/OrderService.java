@@ -12,6 +12,7 @@ import io.orderflow.order.domain.AmountMismatchException;
 import io.orderflow.order.domain.ConflictVerdict;
 import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.IllegalTransitionException;
+import io.orderflow.order.domain.NotConcernedException;
 import io.orderflow.order.domain.Order;
 import io.orderflow.order.domain.OrderNotFoundException;
 import io.orderflow.order.domain.TransitionConflictException;
@@ -20,7 +21,13 @@ import io.orderflow.order.persistence.OrderMapping;
 import io.orderflow.order.persistence.OrderRepository;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import io.orderflow.order.TransitionParticipant.Participation;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 
@@ -42,11 +49,15 @@ public class OrderService {
     private final TransitionMetrics metrics;
     private final Times times;
 
-    public OrderService(OrderRepository orders, OrderMapping mapping, TransitionMetrics metrics, Times times) {
+    private final List<TransitionParticipant> participants;
+
+    public OrderService(OrderRepository orders, OrderMapping mapping, TransitionMetrics metrics, Times times,
+            @Any Instance<TransitionParticipant> participants) {
         this.orders = orders;
         this.mapping = mapping;
         this.metrics = metrics;
         this.times = times;
+        this.participants = participants.stream().toList();
     }
 
     /** What a transition produced: the result, and the reply rendered for it. */
@@ -88,30 +99,51 @@ public class OrderService {
      */
     public Uni<Transitioned> transition(TransitionCommand command, KeyClaim claim,
             Function<TransitionResult, Reply> render) {
-        return attempt(command, claim, render, 1);
+        Instant now = times.now();
+        return participation(command, now).chain(part -> attempt(command, claim, render, part, 1)
+                .call(done -> part.afterwards().apply(done.result().applied()))
+                .onFailure(OrderService::decidedNotToMove).call(failure -> part.afterwards().apply(false)));
+    }
+
+    /** What every participant adds to this transition, asked once per request (not per compare-and-set). */
+    private Uni<Participation> participation(TransitionCommand command, Instant now) {
+        Uni<Participation> all = Uni.createFrom().item(Participation.NONE);
+        for (TransitionParticipant participant : participants) {
+            all = all.chain(sofar -> participant.participate(command, now).map(sofar::and));
+        }
+        return all;
+    }
+
+    /** A refusal decided from the order as it stands: the statement did not move it (unlike a timeout). */
+    private static boolean decidedNotToMove(Throwable failure) {
+        return failure instanceof IllegalTransitionException || failure instanceof TransitionConflictException
+                || failure instanceof VersionMismatchException || failure instanceof AmountMismatchException
+                || failure instanceof NotConcernedException || failure instanceof OrderNotFoundException;
     }
 
     private Uni<Transitioned> attempt(TransitionCommand command, KeyClaim claim,
-            Function<TransitionResult, Reply> render, int attempt) {
+            Function<TransitionResult, Reply> render, Participation part, int attempt) {
         if (attempt > MAX_ATTEMPTS) {
             return Uni.createFrom().failure(new ProblemException(Problem.of(ProblemType.SERVICE_UNAVAILABLE,
                     "The order is changing too fast; retry"), "1"));
         }
-        return orders.transition(command, times.now(), recordOf(claim)).chain(outcome -> {
+        List<SameStatementWrite> writes = new ArrayList<>(recordOf(claim));
+        writes.addAll(part.writes());
+        return orders.transition(command, times.now(), writes, part.changes()).chain(outcome -> {
             if (outcome == null || !owns(command.owner(), outcome.order())) {
                 throw new OrderNotFoundException(command.orderId());
             }
             if (outcome.moved()) {
                 recorded(claim);
                 metrics.count(command.event(), Outcome.APPLIED);
-                return Uni.createFrom().item(done(render, outcome.order(), true));
+                return Uni.createFrom().item(done(render, outcome.order(), true, part.reply()));
             }
             return switch (ConflictVerdict.judge(outcome.order(), command.event(), command.details(),
                     command.ifMatch(), outcome.history())) {
-                case RETRY -> attempt(command, claim, render, attempt + 1);
+                case RETRY -> attempt(command, claim, render, part, attempt + 1);
                 case DUPLICATE -> {
                     metrics.count(command.event(), Outcome.DUPLICATE);
-                    Transitioned duplicate = done(render, outcome.order(), false);
+                    Transitioned duplicate = done(render, outcome.order(), false, Map.of());
                     yield Uni.createFrom().item(new Transitioned(duplicate.result(), duplicate.reply().replayed()));
                 }
                 case CONFLICT -> throw refused(command, new TransitionConflictException(command.event(),
@@ -123,6 +155,7 @@ public class OrderService {
                     EventDetails.ProviderReport report = (EventDetails.ProviderReport) command.details();
                     throw new AmountMismatchException(outcome.order(), report.amount(), report.currency());
                 }
+                case NOT_CONCERNED -> throw new NotConcernedException(outcome.order(), command.event());
                 case ILLEGAL -> throw refused(command,
                         new IllegalTransitionException(outcome.order().status(), command.event()));
             };
@@ -134,8 +167,9 @@ public class OrderService {
         return why;
     }
 
-    private static Transitioned done(Function<TransitionResult, Reply> render, Order order, boolean applied) {
-        TransitionResult result = new TransitionResult(order, applied);
+    private static Transitioned done(Function<TransitionResult, Reply> render, Order order, boolean applied,
+            Map<String, Object> additions) {
+        TransitionResult result = new TransitionResult(order, applied, additions);
         return new Transitioned(result, render.apply(result));
     }
 

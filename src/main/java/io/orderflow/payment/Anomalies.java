@@ -6,6 +6,7 @@ import io.orderflow.common.Times;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Records and lists payment anomalies. A record is written once per (provider, event, kind) however often the
@@ -24,12 +25,14 @@ public class Anomalies {
         this.registry = registry;
     }
 
-    public Uni<Void> record(String provider, ProviderEvent event, PaymentAnomaly.Kind kind, String detail) {
+    public Uni<Void> record(String provider, String eventId, UUID orderId, String providerTxnId,
+            PaymentAnomaly.Kind kind, String detail) {
         return db.run(session -> session.createNativeQuery("insert into payment_anomalies (order_id, provider,"
-                + " event_id, provider_txn_id, kind, detail, at) values (:order, :provider, :event, :txn, :kind,"
-                + " :detail, cast(:at as timestamptz)) on conflict (provider, event_id, kind) do nothing")
-                .setParameter("order", event.order()).setParameter("provider", provider)
-                .setParameter("event", event.eventId()).setParameter("txn", event.providerTxnId())
+                + " event_id, provider_txn_id, kind, detail, at) values (cast(:order as uuid), :provider, :event,"
+                + " cast(:txn as text), :kind, :detail, cast(:at as timestamptz))"
+                + " on conflict (provider, event_id, kind) do nothing")
+                .setParameter("order", orderId).setParameter("provider", provider)
+                .setParameter("event", eventId).setParameter("txn", providerTxnId)
                 .setParameter("kind", kind.label).setParameter("detail", detail).setParameter("at", times.now())
                 .executeUpdate())
                 .invoke(inserted -> {

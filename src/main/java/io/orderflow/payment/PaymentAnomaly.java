@@ -22,8 +22,16 @@ public class PaymentAnomaly {
     public enum Kind {
         AMOUNT_MISMATCH("amount-mismatch"),
         DOUBLE_CAPTURE("double-capture"),
+        /** Verified, but a field was unusable (an amount that is not an integer of minor units...). */
+        INVALID_EVENT("invalid-event"),
         STALE_EVENT("stale-event"),
-        UNKNOWN_ORDER("unknown-order");
+        UNKNOWN_ORDER("unknown-order"),
+        /** No attempt has the provider's reference (or the event's attemptId is not one of its order's). */
+        UNKNOWN_ATTEMPT("unknown-attempt"),
+        /** A capture whose transaction id already belongs to another order: refused. */
+        TXN_REUSED("txn-reused"),
+        /** A refund of a transaction no capture of the order has. */
+        UNKNOWN_CAPTURE("unknown-capture");
 
         public final String label;
 

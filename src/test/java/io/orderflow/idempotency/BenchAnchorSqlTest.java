@@ -39,7 +39,8 @@ class BenchAnchorSqlTest {
 
     private static String script(String what, String requestKey, List<SameStatementWrite> writes) {
         var changes = new EventDetails.Ship("DHL", "TN-1").changes(OrderEvent.SHIP, Instant.EPOCH);
-        String statement = TransitionSql.statement(changes.keySet(), false, writes);
+        String statement = TransitionSql.statement(OrderEvent.SHIP, changes.keySet(), java.util.Set.of(), false,
+                writes);
         for (var change : changes.entrySet()) {
             if (change.getValue() == null) {
                 statement = statement.replace(":" + TransitionSql.paramName(change.getKey()), "NULL");

@@ -26,13 +26,22 @@ final class LifecycleModel {
     private OrderStatus status = OrderStatus.CREATED;
     private final List<Move> moves = new ArrayList<>();
     private String capturedTxn;
+    /** Second captures of the order, each kept with a refund owed. */
+    private final java.util.Set<String> doubleCaptures = new java.util.HashSet<>();
 
     /**
      * @param details what the request asks for besides the event: "carrier/tracking" for SHIP, the reason (or null
      *        for none) for CANCEL, null otherwise
      */
     Expected apply(OrderEvent event, String details, String txn) {
-        if (OrderTransitions.allows(status, event)) {
+        // a refund is matched to the capture it gives back: another capture's refund never moves the order
+        if (event == OrderEvent.REFUND_SUCCEEDED && !Objects.equals(txn, capturedTxn)) {
+            return new Expected(200, status, doubleCaptures.contains(txn) ? "other-capture" : "unknown-capture",
+                    null);
+        }
+        // every PAY of the model names the same provider: while PAYMENT_PENDING that is a repeat, not a change
+        if (OrderTransitions.allows(status, event)
+                && OrderTransitions.condition(status, event) == OrderTransitions.Condition.ALWAYS) {
             moves.add(new Move(event, status, details));
             status = OrderTransitions.next(status, event).orElseThrow();
             if (event == OrderEvent.PAYMENT_SUCCEEDED) {
@@ -45,20 +54,24 @@ final class LifecycleModel {
         // the specification's rule: the last move out of a state where the event applies says what became of it
         for (int i = moves.size() - 1; i >= 0; i--) {
             Move move = moves.get(i);
-            if (!OrderTransitions.allows(move.from(), event)) {
+            if (!OrderTransitions.allows(move.from(), event) || move.event() != event
+                    && OrderTransitions.condition(move.from(), event) != OrderTransitions.Condition.ALWAYS) {
                 continue;
             }
             if (move.event() != event) {
-                return illegal();
+                return illegal(event);
             }
             if (!asksTheSame(event, details, move.details())) {
                 return new Expected(409, status, null, "transition-conflict");
             }
             boolean doubleCapture = event == OrderEvent.PAYMENT_SUCCEEDED && capturedTxn != null
                     && !capturedTxn.equals(txn);
+            if (doubleCapture) {
+                doubleCaptures.add(txn);
+            }
             return new Expected(200, status, doubleCapture ? "double-capture" : "duplicate", null);
         }
-        return illegal();
+        return illegal(event);
     }
 
     /** A repeat asks for the same thing when its details are those applied; a cancel without a reason names none. */
@@ -70,8 +83,12 @@ final class LifecycleModel {
         };
     }
 
-    private Expected illegal() {
-        return new Expected(409, status, null, "illegal-transition");
+    /** Refused over the API (409); a provider's event the order cannot take is acknowledged (200) and recorded. */
+    private Expected illegal(OrderEvent event) {
+        boolean callback = event == OrderEvent.PAYMENT_SUCCEEDED || event == OrderEvent.PAYMENT_FAILED
+                || event == OrderEvent.REFUND_SUCCEEDED;
+        return callback ? new Expected(200, status, "illegal", null) : new Expected(409, status, null,
+                "illegal-transition");
     }
 
     OrderStatus status() {

@@ -65,10 +65,18 @@ class PaymentCallbackResourceTest {
     }
 
     @Test
+    void shouldApplyAProviderEventWhoseIdLooksLikeAOneTimeToken() {
+        String id = pendingOrder();
+        String eventId = "tok_" + UUID.randomUUID();
+        deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT, "EUR", "txn-tok-" + id)).then().statusCode(200)
+                .body("outcome", is("applied"), "status", is("PAID"));
+    }
+
+    @Test
     void shouldTreatTheSameSuccessUnderANewEventIdAsOnePayment() {
         String id = pendingOrder();
-        deliver(success(id, AMOUNT, "EUR", "txn-same")).then().statusCode(200);
-        deliver(success(id, AMOUNT, "EUR", "txn-same")).then().statusCode(200).body("outcome", is("duplicate"));
+        deliver(success(id, AMOUNT, "EUR", "txn-same-" + id)).then().statusCode(200);
+        deliver(success(id, AMOUNT, "EUR", "txn-same-" + id)).then().statusCode(200).body("outcome", is("duplicate"));
         assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
         assertEquals(0, anomalies(id, "double-capture"));
     }
@@ -76,7 +84,7 @@ class PaymentCallbackResourceTest {
     @Test
     void shouldRefuseBadSignaturesAndChangeNothing() {
         String id = pendingOrder();
-        String body = success(id, AMOUNT, "EUR", "txn-sig");
+        String body = success(id, AMOUNT, "EUR", "txn-sig-" + id);
         long now = Instant.now().getEpochSecond();
         deliverSigned(body, signature("wrong-secret", now, body)).then().statusCode(401)
                 .contentType("application/problem+json").body("type", is(TYPES + "signature-invalid"));
@@ -98,26 +106,28 @@ class PaymentCallbackResourceTest {
         String first = pendingOrder();
         String second = pendingOrder();
         long now = Instant.now().getEpochSecond();
-        String a = success(first, AMOUNT, "EUR", "txn-a");
-        String b = success(second, AMOUNT, "EUR", "txn-b");
+        String a = success(first, AMOUNT, "EUR", "txn-a-" + first);
+        String b = success(second, AMOUNT, "EUR", "txn-b-" + second);
         deliverSigned(a, signature(SECRET, now, a)).then().statusCode(200);
         deliverSigned(b, signature(ROTATED_SECRET, now, b)).then().statusCode(200);
-        String c = success(pendingOrder(), AMOUNT, "EUR", "txn-c");
+        String c = success(pendingOrder(), AMOUNT, "EUR", "txn-c-" + UUID.randomUUID());
         String both = signature("old-revoked", now, c) + ",v1="
                 + signature(ROTATED_SECRET, now, c).substring(signature(ROTATED_SECRET, now, c).indexOf("v1=") + 3);
         deliverSigned(c, both).then().statusCode(200);
     }
 
     @Test
-    void shouldRefuseAnAmountOrCurrencyMismatchAndListTheAnomaly() {
+    void shouldAcknowledgeAnAmountOrCurrencyMismatchWith200MoveNothingAndListTheAnomaly() {
         String id = pendingOrder();
         String eventId = UUID.randomUUID().toString();
-        deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT + 1, "EUR", "txn-m")).then().statusCode(422)
-                .contentType("application/problem+json").body("type", is(TYPES + "amount-mismatch"));
-        deliver(event(UUID.randomUUID().toString(), "PAYMENT_SUCCEEDED", id, AMOUNT, "USD", "txn-m")).then()
-                .statusCode(422);
-        // the redelivery gets the stored 422 again, and the anomaly is not recorded twice
-        deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT + 1, "EUR", "txn-m")).then().statusCode(422);
+        deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT + 1, "EUR", "txn-m-" + id)).then().statusCode(200)
+                .contentType("application/json").body("outcome", is("amount-mismatch"), "status",
+                        is("PAYMENT_PENDING"));
+        deliver(event(UUID.randomUUID().toString(), "PAYMENT_SUCCEEDED", id, AMOUNT, "USD", "txn-m-" + id)).then()
+                .statusCode(200).body("outcome", is("amount-mismatch"));
+        // the redelivery gets the stored answer again, and the anomaly is not recorded twice
+        deliver(event(eventId, "PAYMENT_SUCCEEDED", id, AMOUNT + 1, "EUR", "txn-m-" + id)).then().statusCode(200)
+                .header("Idempotent-Replayed", "true").body("outcome", is("amount-mismatch"));
         Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
         assertEquals(2, anomalies(id, "amount-mismatch"));
         Auth.operator().queryParam("limit", 100).get("/payments/anomalies").then().statusCode(200)
@@ -128,8 +138,8 @@ class PaymentCallbackResourceTest {
     @Test
     void shouldAnswer200ButRecordADoubleCaptureWhenAPaidOrderIsCapturedAgain() {
         String id = pendingOrder();
-        deliver(success(id, AMOUNT, "EUR", "txn-first")).then().statusCode(200);
-        deliver(success(id, AMOUNT, "EUR", "txn-second")).then().statusCode(200)
+        deliver(success(id, AMOUNT, "EUR", "txn-first-" + id)).then().statusCode(200);
+        deliver(success(id, AMOUNT, "EUR", "txn-second-" + id)).then().statusCode(200)
                 .body("outcome", is("double-capture"), "status", is("PAID"));
         assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
         assertEquals(1, anomalies(id, "double-capture"));
@@ -141,8 +151,8 @@ class PaymentCallbackResourceTest {
     void shouldOweARefundForASuccessAfterCancelAndCloseItWithTheRefund() {
         String id = pendingOrder();
         post(id, "cancel", Map.of("reason", "too slow")).then().statusCode(200).body("status", is("CANCELLED"));
-        deliver(success(id, AMOUNT, "EUR", "txn-late")).then().statusCode(200).body("status", is("REFUND_PENDING"));
-        deliver(event(UUID.randomUUID().toString(), "REFUND_SUCCEEDED", id, AMOUNT, "EUR", "txn-late")).then()
+        deliver(success(id, AMOUNT, "EUR", "txn-late-" + id)).then().statusCode(200).body("status", is("REFUND_PENDING"));
+        deliver(event(UUID.randomUUID().toString(), "REFUND_SUCCEEDED", id, AMOUNT, "EUR", "txn-late-" + id)).then()
                 .statusCode(200).body("status", is("REFUNDED"));
         Auth.operator().get("/orders/" + id).then()
                 .body("status", is("REFUNDED"), "payment.refundedAt", notNullValue());
@@ -151,18 +161,18 @@ class PaymentCallbackResourceTest {
     @Test
     void shouldReturnAFailedPaymentToCreatedAndApplyALaterSuccess() {
         String id = pendingOrder();
-        deliver(event(UUID.randomUUID().toString(), "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-x")).then()
+        deliver(event(UUID.randomUUID().toString(), "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-x-" + id)).then()
                 .statusCode(200).body("status", is("CREATED"));
         postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200).body("status", is("PAYMENT_PENDING"));
-        deliver(success(id, AMOUNT, "EUR", "txn-y")).then().statusCode(200).body("status", is("PAID"));
+        deliver(success(id, AMOUNT, "EUR", "txn-y-" + id)).then().statusCode(200).body("status", is("PAID"));
     }
 
     @Test
-    void shouldRefuseAStaleEventWith409AndRecordIt() {
+    void shouldAcknowledgeAnEventTheOrdersStatusNoLongerTakesWith200AndRecordIt() {
         String id = pendingOrder();
-        deliver(success(id, AMOUNT, "EUR", "txn-ok")).then().statusCode(200);
-        deliver(event(UUID.randomUUID().toString(), "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-ok")).then()
-                .statusCode(409).body("type", is(TYPES + "illegal-transition"));
+        deliver(success(id, AMOUNT, "EUR", "txn-ok-" + id)).then().statusCode(200);
+        deliver(event(UUID.randomUUID().toString(), "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-ok-" + id)).then()
+                .statusCode(200).body("outcome", is("illegal"), "status", is("PAID"));
         Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
         assertEquals(1, anomalies(id, "stale-event"));
     }
@@ -174,5 +184,37 @@ class PaymentCallbackResourceTest {
         String bad = "{\"eventId\":\"e\",\"type\":\"SHIP\"}";
         Callbacks.deliverInvalid(bad, signature(SECRET, Instant.now().getEpochSecond(), bad)).then().statusCode(400).contentType("application/problem+json");
         Callbacks.deliverInvalid("not json", signature(SECRET, Instant.now().getEpochSecond(), "not json")).then().statusCode(400).body("type", is(TYPES + "malformed-body"));
+    }
+
+    @Test
+    void shouldAnswer404ForAProviderThatIsNotConfigured() {
+        given().filter(Contract.invalidRequest()).contentType(ContentType.JSON).body("{}")
+                .header("Stripe-Signature", "t=1,v1=00").post("/payments/stripe/callbacks").then().statusCode(404)
+                .body("type", is(TYPES + "not-found"));
+        given().filter(Contract.invalidRequest()).contentType(ContentType.JSON).body("{}")
+                .post("/payments/wechatpay/callbacks").then().statusCode(404);
+    }
+
+    @Test
+    void shouldAcknowledgeButNeverCoerceAVerifiedEventWhoseAmountIsNotAnInteger() {
+        String id = pendingOrder();
+        for (String amount : List.of("2500.9", "\"" + AMOUNT + "\"", "true", AMOUNT + ".0")) {
+            String body = success(id, AMOUNT, "EUR", "txn-coerced-" + id).replace("\"amount\":" + AMOUNT,
+                    "\"amount\":" + amount);
+            Callbacks.deliverInvalid(body, signature(SECRET, Instant.now().getEpochSecond(), body)).then()
+                    .statusCode(200).body("outcome", is("invalid"), "orderId", is(id));
+        }
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
+        assertEquals(4, anomalies(id, "invalid-event"));
+    }
+
+    @Test
+    void shouldAcknowledgeAnEventTypeMockpayDoesNotSendAndChangeNothing() {
+        String id = pendingOrder();
+        String authorized = event(UUID.randomUUID().toString(), "PAYMENT_AUTHORIZED", id, AMOUNT, "EUR",
+                "txn-auth-" + id);
+        Callbacks.deliverInvalid(authorized, signature(SECRET, Instant.now().getEpochSecond(), authorized)).then()
+                .statusCode(200).body("outcome", is("ignored"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
     }
 }

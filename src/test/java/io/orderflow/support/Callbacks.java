@@ -2,7 +2,7 @@ package io.orderflow.support;
 
 import static io.restassured.RestAssured.given;
 
-import io.orderflow.payment.SignatureVerifier;
+import io.orderflow.payment.mockpay.SignatureVerifier;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.nio.charset.StandardCharsets;

@@ -70,6 +70,9 @@ public final class InvariantChecker {
     public static final String RECORD_HAS_EFFECT = "dedup-record-has-its-effect";
     public static final String EFFECT_HAS_RECORD = "keyed-effect-has-its-dedup-record";
     public static final String ACKNOWLEDGED = "acknowledged-write-is-stored";
+    public static final String CURRENT_ATTEMPT = "current-attempt-is-one-of-the-orders";
+    public static final String CAPTURE_OF_ITS_ORDER = "capture-belongs-to-an-attempt-of-its-order";
+    public static final String SECOND_CAPTURE_RECORDED = "second-capture-has-its-anomaly";
 
     /** One broken promise: which rule, which order (null for rows that name none) and what was found. */
     public record Violation(String rule, UUID orderId, String detail) {
@@ -149,6 +152,7 @@ public final class InvariantChecker {
             checkProviderEventsOnce(scope, violations);
             checkRecordsHaveEffects(scope, history, violations);
             checkEffectsHaveRecords(scope, violations);
+            checkPayments(scope, violations);
             c.rollback();
             return new Report(orders.size(), List.copyOf(violations));
         } catch (SQLException e) {
@@ -299,6 +303,39 @@ public final class InvariantChecker {
         }
     }
 
+    /**
+     * Attempts and captures: the order's current attempt is one of its own; a capture's attempt is one of the
+     * capture's order; a capture that did not pay the order (a second capture) has its double-capture anomaly.
+     */
+    private static void checkPayments(Scope scope, List<Violation> out) throws SQLException {
+        query(scope, "select o.id, o.payment_attempt_id from orders o left join payment_attempts a"
+                + " on a.id = o.payment_attempt_id and a.order_id = o.id where o.payment_attempt_id is not null"
+                + " and a.id is null and " + scope.on("o.id"), rs -> out.add(new Violation(CURRENT_ATTEMPT,
+                        (UUID) rs.getObject(1), "current attempt " + rs.getObject(2) + " is not one of its attempts")));
+        query(scope, "select c.order_id, c.txn_id, c.attempt_id from payment_captures c join payment_attempts a"
+                + " on a.id = c.attempt_id where a.order_id <> c.order_id and " + scope.on("c.order_id"),
+                rs -> out.add(new Violation(CAPTURE_OF_ITS_ORDER, (UUID) rs.getObject(1), "capture "
+                        + rs.getString(2) + " names attempt " + rs.getObject(3) + " of another order")));
+        query(scope, "select c.order_id, c.txn_id from payment_captures c join orders o on o.id = c.order_id"
+                + " where c.txn_id is distinct from o.payment_txn_id and not exists (select 1 from payment_anomalies"
+                + " n where n.order_id = c.order_id and n.provider_txn_id = c.txn_id and n.kind = 'double-capture')"
+                + " and " + scope.on("c.order_id"), rs -> out.add(new Violation(SECOND_CAPTURE_RECORDED,
+                        (UUID) rs.getObject(1), "capture " + rs.getString(2) + " did not pay the order and has no"
+                                + " double-capture anomaly")));
+    }
+
+    private interface RowHandler {
+        void handle(ResultSet rs) throws SQLException;
+    }
+
+    private static void query(Scope scope, String sql, RowHandler handler) throws SQLException {
+        try (PreparedStatement ps = scope.prepare(sql, 1); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                handler.handle(rs);
+            }
+        }
+    }
+
     private static void checkProviderEventsOnce(Scope scope, List<Violation> out) throws SQLException {
         String restricted = scope.ids == null ? "" : " and (source, request_key) in (select source, request_key from"
                 + " order_transitions where order_id = any(?))";
@@ -321,7 +358,9 @@ public final class InvariantChecker {
             List<Violation> out) throws SQLException {
         try (PreparedStatement ps = scope.prepare("select k.scope, k.idem_key, k.state, k.order_id,"
                 + " o.id is not null as order_exists,"
-                + " coalesce(k.reply -> 'h' ->> 'Idempotent-Replayed', '') = 'true' as replayed"
+                + " coalesce(k.reply -> 'h' ->> 'Idempotent-Replayed', '') = 'true' as replayed,"
+                + " coalesce(k.reply -> 'h' ->> 'Payment-Outcome', 'applied') not in ('applied', 'duplicate',"
+                + " 'double-capture') as decided_without_effect"
                 + " from idempotency_keys k left join orders o on o.id = k.order_id"
                 + " where k.order_id is not null and (k.result is not null"
                 + " or (k.reply ->> 's')::int between 200 and 299)"
@@ -338,6 +377,9 @@ public final class InvariantChecker {
                 }
                 if (rs.getBoolean("replayed")) {
                     continue; // a duplicate's stored answer: its effect is an earlier request's
+                }
+                if (rs.getBoolean("decided_without_effect")) {
+                    continue; // a provider event acknowledged as refused (illegal, stale attempt...): no effect by design
                 }
                 Matcher m = SCOPE.matcher(keyScope);
                 if (!m.matches()) {

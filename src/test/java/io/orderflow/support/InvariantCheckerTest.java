@@ -44,7 +44,9 @@ class InvariantCheckerTest {
             s.execute("create schema " + schema);
             s.execute("set search_path to " + schema);
             try (Stream<Path> files = Files.list(Path.of("src/main/resources/db/migration"))) {
-                for (Path migration : files.sorted().toList()) {
+                // by version number: V10 comes after V9, not after V1
+                for (Path migration : files.sorted(java.util.Comparator.comparingInt(
+                        f -> Integer.parseInt(f.getFileName().toString().replaceAll("^V(\\d+)__.*$", "$1")))).toList()) {
                     s.execute(Files.readString(migration));
                 }
             }
@@ -67,6 +69,25 @@ class InvariantCheckerTest {
         cancelledAfterCaptureOrder();
 
         assertEquals(List.of(), checker.check());
+    }
+
+    @Test
+    void shouldReportAForeignCurrentAttemptAForeignCaptureAndASecondCaptureWithoutItsAnomaly() throws SQLException {
+        UUID paid = order("PAID", 2, true, "txn-own");
+        UUID other = order("CREATED", 0, false, null);
+        createRecord(paid);
+        createRecord(other);
+        step(paid, 1, "PAY", "CREATED", "PAYMENT_PENDING", "api", null);
+        step(paid, 2, "PAYMENT_SUCCEEDED", "PAYMENT_PENDING", "PAID", "mockpay", null);
+        UUID foreign = UUID.randomUUID();
+        update("insert into payment_attempts (id, order_id, provider, amount, currency, state, created_at,"
+                + " updated_at) values (?, ?, 'mockpay', 3000, 'EUR', 'PENDING', now(), now())", foreign, other);
+        update("update orders set payment_attempt_id = ? where id = ?", foreign, paid);
+        update("insert into payment_captures (provider, txn_id, attempt_id, order_id, amount, currency, state,"
+                + " captured_at) values ('mockpay', 'txn-own', ?, ?, 3000, 'EUR', 'CAPTURED', now()),"
+                + " ('mockpay', 'txn-again', null, ?, 3000, 'EUR', 'REFUND_OWED', now())", foreign, paid, paid);
+
+        assertEquals(Set.of(CURRENT_ATTEMPT, CAPTURE_OF_ITS_ORDER, SECOND_CAPTURE_RECORDED), rules(checker.check()));
     }
 
     @Test

@@ -30,6 +30,8 @@ public enum ProblemType {
     IDEMPOTENCY_KEY_EXPIRED("idempotency-key-expired",
             "The Idempotency-Key has expired; its request will not be executed again", 422),
     TOKEN_INVALID("token-invalid", "The one-time token is unknown, expired or was issued to someone else", 422),
+    PROVIDER_UNKNOWN("payment-provider-unknown", "No such payment provider is offered here", 400),
+    PAYMENT_REFUSED("payment-refused", "The payment provider refused to start the payment", 422),
     AMOUNT_MISMATCH("amount-mismatch", "The payment's amount or currency differs from the order's", 422),
     SERVICE_UNAVAILABLE("service-unavailable", "The service cannot take the request right now; retry later", 503),
     INTERNAL("internal", "Internal error", 500);

@@ -166,7 +166,7 @@ public class OrderResource {
         return gate.execute(keyed, claim -> service.transition(
                 new TransitionCommand(orderId, event, details, version, TransitionCommand.API,
                         claim == null ? null : claim.requestKey(), caller.owner()),
-                claim, result -> replies.ok(result.order())).map(OrderService.Transitioned::reply))
+                claim, result -> replies.ok(result.order(), result.additions())).map(OrderService.Transitioned::reply))
                 .map(Reply::toResponse);
     }
 

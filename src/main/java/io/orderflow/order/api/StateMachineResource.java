@@ -21,7 +21,8 @@ public class StateMachineResource {
     public record View(List<OrderStatus> states, List<Rule> transitions) {
     }
 
-    public record Rule(OrderEvent event, List<OrderStatus> from, OrderStatus to) {
+    /** {@code when} names the rule's condition besides the status (absent when there is none). */
+    public record Rule(OrderEvent event, List<OrderStatus> from, OrderStatus to, OrderTransitions.Condition when) {
     }
 
     @GET
@@ -37,7 +38,8 @@ public class StateMachineResource {
 
     public static View json() {
         return new View(Arrays.asList(OrderStatus.values()), OrderTransitions.rules().stream()
-                .map(r -> new Rule(r.event(), r.from(), r.to())).toList());
+                .map(r -> new Rule(r.event(), r.from(), r.to(),
+                        r.when() == OrderTransitions.Condition.ALWAYS ? null : r.when())).toList());
     }
 
     /** A Mermaid {@code stateDiagram-v2}: one arrow per (from, event), terminal states lead to [*]. */
@@ -46,6 +48,8 @@ public class StateMachineResource {
         for (OrderTransitions.Rule rule : OrderTransitions.rules()) {
             for (OrderStatus from : rule.from()) {
                 out.append("    ").append(from).append(" --> ").append(rule.to()).append(": ").append(rule.event())
+                        .append(rule.when() == OrderTransitions.Condition.ALWAYS ? ""
+                                : " [" + rule.when().name().toLowerCase().replace('_', ' ') + "]")
                         .append('\n');
             }
         }

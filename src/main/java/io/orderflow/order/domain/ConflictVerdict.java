@@ -19,6 +19,11 @@ public enum ConflictVerdict {
     VERSION_MISMATCH,
     /** A provider reported an amount or currency other than the order's. */
     AMOUNT_MISMATCH,
+    /**
+     * The report is about a payment the order does not stand on: a failure of an attempt that is not the current
+     * one, a refund of a capture that did not pay the order.
+     */
+    NOT_CONCERNED,
     /** The order went another way, or never stood where the event applies. */
     ILLEGAL;
 
@@ -33,8 +38,11 @@ public enum ConflictVerdict {
         if (!details.agreesWithAmountOf(current)) {
             return AMOUNT_MISMATCH;
         }
+        if (!details.concerns(current, event)) {
+            return NOT_CONCERNED;
+        }
         boolean versionOk = ifMatch == null || ifMatch == current.version();
-        if (OrderTransitions.allows(current.status(), event)) {
+        if (OrderTransitions.allows(current, event, details)) {
             return versionOk ? RETRY : VERSION_MISMATCH;
         }
         Optional<Transition> applied = lastMoveFromWhere(event, history);
@@ -46,12 +54,14 @@ public enum ConflictVerdict {
 
     /**
      * The last transition that left a state where {@code event} applies: the move that decided what became of
-     * {@code event} (if it is {@code event} itself, the order took it).
+     * {@code event} (if it is {@code event} itself, the order took it). A state that takes the event only under a
+     * condition (PAYMENT_PENDING takes PAY only with another provider) counts only when it did take it.
      */
     public static Optional<Transition> lastMoveFromWhere(OrderEvent event, List<Transition> history) {
         for (int i = history.size() - 1; i >= 0; i--) {
             Transition t = history.get(i);
-            if (OrderTransitions.allows(t.from(), event)) {
+            if (OrderTransitions.allows(t.from(), event) && (t.event() == event
+                    || OrderTransitions.condition(t.from(), event) == OrderTransitions.Condition.ALWAYS)) {
                 return Optional.of(t);
             }
         }

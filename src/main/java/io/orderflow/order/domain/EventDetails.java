@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * What an event carries besides its name: what it records on the order it moves ({@link #changes}), and what makes
@@ -30,6 +31,21 @@ public sealed interface EventDetails {
     /** Whether the event agrees with the order's amount and currency (only provider reports carry an amount). */
     default boolean agreesWithAmountOf(Order order) {
         return true;
+    }
+
+    /**
+     * Fields the order must hold (these values, null included) for {@code event} to be about it at all: a failure
+     * is about the order's current payment attempt, a refund about the capture that paid it. The compare-and-set
+     * checks them in the same statement; an order that does not hold them is not moved, whatever its status.
+     */
+    default Map<OrderField, Object> requires(OrderEvent event) {
+        return Map.of();
+    }
+
+    /** Whether {@code order} holds what {@link #requires} names for {@code event}. */
+    default boolean concerns(Order order, OrderEvent event) {
+        return requires(event).entrySet().stream()
+                .allMatch(required -> Objects.equals(order.valueOf(required.getKey()), required.getValue()));
     }
 
     /** DELIVER: records its time on the shipment. */
@@ -60,25 +76,51 @@ public sealed interface EventDetails {
             return fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, null, PAID_AT, null, REFUNDED_AT, null);
         }
 
+        /** PAY with the provider the order pays with already is a repeat; with another, a change of method. */
         @Override
         public boolean sameRequestAs(EventDetails applied) {
-            return true;
+            return applied == null || applied instanceof Pay other && provider.equals(other.provider());
+        }
+
+        /** Whether this PAY names another provider than the one {@code order} is paying with. */
+        public boolean changesProviderOf(Order order) {
+            return order.payment() == null || !provider.equals(order.payment().provider());
         }
     }
 
     /**
      * A provider reported the outcome of a payment or a refund, for {@code amount} (minor units) in
-     * {@code currency}. Provider events are told apart by their own event ids, so any two reports of one event are
-     * the same request here.
+     * {@code currency}, about payment attempt {@code attemptId} (null: the order's current one). Provider events are
+     * told apart by their own event ids, so any two reports of one event are the same request here.
      */
-    record ProviderReport(String provider, String providerTxnId, long amount, String currency)
+    record ProviderReport(String provider, String providerTxnId, long amount, String currency, UUID attemptId)
             implements EventDetails {
+
+        public ProviderReport(String provider, String providerTxnId, long amount, String currency) {
+            this(provider, providerTxnId, amount, currency, null);
+        }
+
+        /**
+         * A success pays the order whichever attempt it captured (that attempt becomes the order's); a failure only
+         * fails the attempt the order stands on; a refund only refunds the capture that paid the order.
+         */
+        @Override
+        public Map<OrderField, Object> requires(OrderEvent event) {
+            return switch (event) {
+                case PAYMENT_FAILED -> attemptId == null ? Map.of() : fields(PAYMENT_ATTEMPT_ID, attemptId);
+                case REFUND_SUCCEEDED -> fields(PAYMENT_TXN_ID, providerTxnId);
+                default -> Map.of();
+            };
+        }
 
         @Override
         public Map<OrderField, Object> changes(OrderEvent event, Instant at) {
             return switch (event) {
-                case PAYMENT_SUCCEEDED -> fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, providerTxnId,
-                        PAID_AT, at, REFUNDED_AT, null);
+                case PAYMENT_SUCCEEDED -> attemptId == null
+                        ? fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, providerTxnId, PAID_AT, at, REFUNDED_AT,
+                                null)
+                        : fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, providerTxnId, PAID_AT, at, REFUNDED_AT,
+                                null, PAYMENT_ATTEMPT_ID, attemptId);
                 case REFUND_SUCCEEDED -> fields(REFUNDED_AT, at);
                 default -> fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, null, PAID_AT, null, REFUNDED_AT, null);
             };

@@ -18,12 +18,21 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
     public static final int MAX_ITEMS = 100;
     public static final int MAX_CUSTOMER_ID_LENGTH = 64;
 
-    /** Present once a provider was chosen. */
-    public record Payment(String provider, String providerTxnId, Instant paidAt, Instant refundedAt) {
+    /**
+     * Present once a provider was chosen. {@code attemptId} is the order's current payment attempt (null for orders
+     * paid before attempts were kept).
+     */
+    public record Payment(String provider, String providerTxnId, Instant paidAt, Instant refundedAt, UUID attemptId) {
+
+        public Payment(String provider, String providerTxnId, Instant paidAt, Instant refundedAt) {
+            this(provider, providerTxnId, paidAt, refundedAt, null);
+        }
+
         static Payment of(Map<OrderField, Object> f) {
             return f.get(OrderField.PAYMENT_PROVIDER) == null ? null
                     : new Payment((String) f.get(OrderField.PAYMENT_PROVIDER), (String) f.get(OrderField.PAYMENT_TXN_ID),
-                            (Instant) f.get(OrderField.PAID_AT), (Instant) f.get(OrderField.REFUNDED_AT));
+                            (Instant) f.get(OrderField.PAID_AT), (Instant) f.get(OrderField.REFUNDED_AT),
+                            (UUID) f.get(OrderField.PAYMENT_ATTEMPT_ID));
         }
     }
 
@@ -77,8 +86,29 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
      */
     public Order apply(OrderEvent event, EventDetails details, Instant at) {
         OrderStatus to = OrderTransitions.next(status, event)
+                .filter(next -> OrderTransitions.allows(this, event, details))
                 .orElseThrow(() -> new IllegalTransitionException(status, event));
         return with(to, version + 1, at, details.changes(event, at));
+    }
+
+    /** The value this order holds for {@code field}, as the database row would (null when absent). */
+    public Object valueOf(OrderField field) {
+        Payment p = payment;
+        Shipment s = shipment;
+        Cancellation c = cancellation;
+        return switch (field) {
+            case PAYMENT_PROVIDER -> p == null ? null : p.provider();
+            case PAYMENT_TXN_ID -> p == null ? null : p.providerTxnId();
+            case PAYMENT_ATTEMPT_ID -> p == null ? null : p.attemptId();
+            case PAID_AT -> p == null ? null : p.paidAt();
+            case REFUNDED_AT -> p == null ? null : p.refundedAt();
+            case CARRIER -> s == null ? null : s.carrier();
+            case TRACKING_NUMBER -> s == null ? null : s.trackingNumber();
+            case SHIPPED_AT -> s == null ? null : s.shippedAt();
+            case DELIVERED_AT -> s == null ? null : s.deliveredAt();
+            case CANCEL_REASON -> c == null ? null : c.reason();
+            case CANCELLED_AT -> c == null ? null : c.cancelledAt();
+        };
     }
 
     /** This order with {@code changes} applied, its parts present exactly when the row's would be. */
@@ -89,6 +119,7 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
             f.put(OrderField.PAYMENT_TXN_ID, payment.providerTxnId());
             f.put(OrderField.PAID_AT, payment.paidAt());
             f.put(OrderField.REFUNDED_AT, payment.refundedAt());
+            f.put(OrderField.PAYMENT_ATTEMPT_ID, payment.attemptId());
         }
         if (shipment != null) {
             f.put(OrderField.CARRIER, shipment.carrier());

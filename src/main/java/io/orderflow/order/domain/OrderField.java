@@ -8,6 +8,8 @@ package io.orderflow.order.domain;
 public enum OrderField {
     PAYMENT_PROVIDER,
     PAYMENT_TXN_ID,
+    /** The payment attempt the order stands on: the last one PAY started, or the one whose capture paid it. */
+    PAYMENT_ATTEMPT_ID,
     PAID_AT,
     REFUNDED_AT,
     CARRIER,

@@ -20,9 +20,11 @@ import java.util.Set;
  */
 public final class OrderTransitions {
 
-    /** event → (from → to). Read it as the lifecycle's specification. */
-    private static final Map<OrderEvent, Map<OrderStatus, OrderStatus>> TABLE = table(
+    /** The rules as written. Read them as the lifecycle's specification. */
+    private static final List<Rule> DECLARED = List.of(
             rule(PAY, PAYMENT_PENDING, CREATED),
+            // the shopper changes payment method: a new attempt replaces the pending one
+            rule(PAY, PAYMENT_PENDING, PAYMENT_PENDING).when(Condition.PROVIDER_CHANGES),
             rule(PAYMENT_SUCCEEDED, PAID, CREATED, PAYMENT_PENDING),
             // money captured after a cancel must go back
             rule(PAYMENT_SUCCEEDED, REFUND_PENDING, CANCELLED),
@@ -33,8 +35,36 @@ public final class OrderTransitions {
             rule(CANCEL, REFUND_PENDING, PAID),
             rule(REFUND_SUCCEEDED, REFUNDED, REFUND_PENDING));
 
-    /** One row of the table as published: an event takes any of {@code from} to {@code to}. */
-    public record Rule(OrderEvent event, List<OrderStatus> from, OrderStatus to) {
+    /** event → (from → to). */
+    private static final Map<OrderEvent, Map<OrderStatus, OrderStatus>> TABLE = table(DECLARED);
+
+    /** event → (from → the condition of the rule that applies). */
+    private static final Map<OrderEvent, Map<OrderStatus, Condition>> CONDITIONS = conditions();
+
+    /**
+     * One row of the table as published: an event takes any of {@code from} to {@code to}, when {@code when} holds
+     * for the order and the event's details.
+     */
+    public record Rule(OrderEvent event, List<OrderStatus> from, OrderStatus to, Condition when) {
+
+        public Rule(OrderEvent event, List<OrderStatus> from, OrderStatus to) {
+            this(event, from, to, Condition.ALWAYS);
+        }
+
+        Rule when(Condition condition) {
+            return new Rule(event, from, to, condition);
+        }
+    }
+
+    /** What a rule needs besides the order's status; the database checks the same in the compare-and-set. */
+    public enum Condition {
+        ALWAYS,
+        /** PAY names another provider than the one the order is paying with (a same-provider PAY is a repeat). */
+        PROVIDER_CHANGES;
+
+        public boolean holds(Order order, EventDetails details) {
+            return this == ALWAYS || details instanceof EventDetails.Pay pay && pay.changesProviderOf(order);
+        }
     }
 
     private OrderTransitions() {
@@ -45,8 +75,19 @@ public final class OrderTransitions {
         return Optional.ofNullable(TABLE.get(event).get(from));
     }
 
+    /** Whether some rule takes {@code event} from {@code from} (for some details; see the other overload). */
     public static boolean allows(OrderStatus from, OrderEvent event) {
         return TABLE.get(event).containsKey(from);
+    }
+
+    /** Whether the table takes {@code event} with {@code details} from where {@code order} stands. */
+    public static boolean allows(Order order, OrderEvent event, EventDetails details) {
+        return allows(order.status(), event) && CONDITIONS.get(event).get(order.status()).holds(order, details);
+    }
+
+    /** The condition of the rule that takes {@code event} from {@code from}; ALWAYS when there is none. */
+    public static Condition condition(OrderStatus from, OrderEvent event) {
+        return CONDITIONS.get(event).getOrDefault(from, Condition.ALWAYS);
     }
 
     /** Events the table accepts in {@code from}, in declaration order. */
@@ -71,7 +112,11 @@ public final class OrderTransitions {
         TABLE.forEach((event, moves) -> {
             Map<OrderStatus, List<OrderStatus>> byTarget = new LinkedHashMap<>();
             moves.forEach((from, to) -> byTarget.computeIfAbsent(to, t -> new ArrayList<>()).add(from));
-            byTarget.forEach((to, from) -> rules.add(new Rule(event, List.copyOf(from), to)));
+            byTarget.forEach((to, from) -> {
+                Map<Condition, List<OrderStatus>> byCondition = new LinkedHashMap<>();
+                from.forEach(f -> byCondition.computeIfAbsent(condition(f, event), c -> new ArrayList<>()).add(f));
+                byCondition.forEach((when, sources) -> rules.add(new Rule(event, List.copyOf(sources), to, when)));
+            });
         });
         return Collections.unmodifiableList(rules);
     }
@@ -80,7 +125,19 @@ public final class OrderTransitions {
         return new Rule(event, List.of(from), to);
     }
 
-    private static Map<OrderEvent, Map<OrderStatus, OrderStatus>> table(Rule... rules) {
+    private static Map<OrderEvent, Map<OrderStatus, Condition>> conditions() {
+        EnumMap<OrderEvent, Map<OrderStatus, Condition>> conditions = new EnumMap<>(OrderEvent.class);
+        for (OrderEvent event : OrderEvent.values()) {
+            conditions.put(event, new EnumMap<>(OrderStatus.class));
+        }
+        for (Rule rule : DECLARED) {
+            rule.from().forEach(from -> conditions.get(rule.event()).put(from, rule.when()));
+        }
+        conditions.replaceAll((event, byStatus) -> Collections.unmodifiableMap(byStatus));
+        return Collections.unmodifiableMap(conditions);
+    }
+
+    private static Map<OrderEvent, Map<OrderStatus, OrderStatus>> table(List<Rule> rules) {
         EnumMap<OrderEvent, Map<OrderStatus, OrderStatus>> table = new EnumMap<>(OrderEvent.class);
         for (OrderEvent event : OrderEvent.values()) {
             table.put(event, new EnumMap<>(OrderStatus.class));

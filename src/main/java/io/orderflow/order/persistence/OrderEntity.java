@@ -51,6 +51,9 @@ public class OrderEntity {
     @Column(name = "payment_txn_id", columnDefinition = "text")
     public String paymentTxnId;
 
+    @Column(name = "payment_attempt_id")
+    public UUID paymentAttemptId;
+
     @Column(name = "paid_at")
     public Instant paidAt;
 

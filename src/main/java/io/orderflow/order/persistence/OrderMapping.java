@@ -42,7 +42,8 @@ public class OrderMapping {
 
     Order toOrder(OrderEntity e) {
         Order.Payment payment = e.paymentProvider == null ? null
-                : new Order.Payment(e.paymentProvider, e.paymentTxnId, e.paidAt, e.refundedAt);
+                : new Order.Payment(e.paymentProvider, e.paymentTxnId, e.paidAt, e.refundedAt,
+                        e.paymentAttemptId);
         Order.Shipment shipment = e.carrier == null ? null
                 : new Order.Shipment(e.carrier, e.trackingNumber, e.shippedAt, e.deliveredAt);
         Order.Cancellation cancellation = e.cancelledAt == null ? null

@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -110,12 +111,19 @@ public class OrderRepository {
      * history row and {@code writes}; otherwise changes nothing and returns the order as it stands with its
      * history.
      *
+     * @param moreChanges fields set besides the event's own (a participant's, see
+     *        {@link io.orderflow.order.TransitionParticipant})
      * @return null when there is no such order
      */
-    public Uni<Outcome> transition(TransitionCommand command, Instant now, List<SameStatementWrite> writes) {
-        Map<OrderField, Object> changes = command.details().changes(command.event(), now);
+    public Uni<Outcome> transition(TransitionCommand command, Instant now, List<SameStatementWrite> writes,
+            Map<OrderField, Object> moreChanges) {
+        Map<OrderField, Object> changes = new EnumMap<>(OrderField.class);
+        changes.putAll(command.details().changes(command.event(), now));
+        changes.putAll(moreChanges);
+        Map<OrderField, Object> required = command.details().requires(command.event());
         EventDetails.ProviderReport report = command.details() instanceof EventDetails.ProviderReport r ? r : null;
-        String sql = TransitionSql.statement(changes.keySet(), report != null, writes);
+        String sql = TransitionSql.statement(command.event(), changes.keySet(), required.keySet(), report != null,
+                writes);
         return db.run(session -> {
             Mutiny.SelectionQuery<Object[]> query = session.createNativeQuery(sql, Object[].class)
                     .setParameter("id", command.orderId()).setParameter("event", command.event().name())
@@ -124,6 +132,7 @@ public class OrderRepository {
                     .setParameter("requestKey", command.requestKey())
                     .setParameter("details", mapping.detailsJson(command.details()));
             changes.forEach((field, value) -> query.setParameter(TransitionSql.paramName(field), value));
+            required.forEach((field, value) -> query.setParameter(TransitionSql.requiredName(field), value));
             if (report != null) {
                 query.setParameter("amount", report.amount()).setParameter("currency", report.currency());
             }

@@ -1,6 +1,7 @@
 package io.orderflow.order.persistence;
 
 import io.orderflow.common.SameStatementWrite;
+import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.OrderField;
 import io.orderflow.order.domain.OrderTransitions;
 import java.util.List;
@@ -18,21 +19,26 @@ import java.util.stream.Collectors;
  */
 public final class TransitionSql {
 
-    /** The table as a relation: (event, from_status, to_status). */
+    /** The table as a relation: (event, from_status, to_status, condition). */
     static final String RULES = OrderTransitions.rules().stream()
             .flatMap(rule -> rule.from().stream()
-                    .map(from -> "('" + rule.event() + "', '" + from + "', '" + rule.to() + "')"))
+                    .map(from -> "('" + rule.event() + "', '" + from + "', '" + rule.to() + "', '" + rule.when()
+                            + "')"))
             .collect(Collectors.joining(", ", "values ", ""));
 
     private TransitionSql() {
     }
 
     /**
+     * @param event the event, whose rules' conditions the statement checks
      * @param changed the fields the event sets; each becomes {@code column = :f_<field>}
+     * @param required the fields the order must hold for the event to concern it; each {@code :q_<field>}
      * @param amountGuard whether the move requires the order's amount and currency ({@code :amount, :currency})
      */
-    public static String statement(Set<OrderField> changed, boolean amountGuard, List<SameStatementWrite> writes) {
-        StringBuilder sql = new StringBuilder("with rule (event, from_status, to_status) as (").append(RULES)
+    public static String statement(OrderEvent event, Set<OrderField> changed, Set<OrderField> required,
+            boolean amountGuard, List<SameStatementWrite> writes) {
+        StringBuilder sql = new StringBuilder("with rule (event, from_status, to_status, condition) as (")
+                .append(RULES)
                 .append("), moved as (update orders o set status = r.to_status, version = o.version + 1,")
                 .append(" updated_at = cast(:now as timestamptz)");
         for (OrderField field : changed) {
@@ -41,6 +47,17 @@ public final class TransitionSql {
         sql.append(" from rule r where o.id = :id and r.event = :event and r.from_status = o.status")
                 .append(" and (cast(:owner as text) is null or o.customer_id = cast(:owner as text))")
                 .append(" and (cast(:version as bigint) is null or o.version = cast(:version as bigint))");
+        sql.append(" and (r.condition = 'ALWAYS'");
+        if (OrderTransitions.rules().stream().anyMatch(rule -> rule.event() == event
+                && rule.when() == OrderTransitions.Condition.PROVIDER_CHANGES)) {
+            sql.append(" or r.condition = 'PROVIDER_CHANGES' and o.payment_provider is distinct from ")
+                    .append(param(OrderField.PAYMENT_PROVIDER));
+        }
+        sql.append(')');
+        for (OrderField field : required) {
+            sql.append(" and o.").append(column(field)).append(" is not distinct from cast(:")
+                    .append(requiredName(field)).append(" as ").append(type(field)).append(')');
+        }
         if (amountGuard) {
             sql.append(" and o.amount = cast(:amount as bigint) and o.currency = cast(:currency as text)");
         }
@@ -69,7 +86,16 @@ public final class TransitionSql {
         return "f_" + column(field);
     }
 
+    /** The named parameter that carries the value {@code field} must hold. */
+    static String requiredName(OrderField field) {
+        return "q_" + column(field);
+    }
+
     private static String param(OrderField field) {
-        return "cast(:" + paramName(field) + " as " + (field.name().endsWith("_AT") ? "timestamptz" : "text") + ")";
+        return "cast(:" + paramName(field) + " as " + type(field) + ")";
+    }
+
+    private static String type(OrderField field) {
+        return field == OrderField.PAYMENT_ATTEMPT_ID ? "uuid" : field.name().endsWith("_AT") ? "timestamptz" : "text";
     }
 }

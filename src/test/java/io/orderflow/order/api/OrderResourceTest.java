@@ -217,7 +217,9 @@ class OrderResourceTest {
         Auth.operator().get("/state-machine").then().statusCode(200)
                 .body("states", hasSize(8))
                 .body("transitions.find { it.event == 'CANCEL' && it.to == 'REFUND_PENDING' }.from", contains("PAID"))
-                .body("transitions.find { it.event == 'SHIP' }.from", contains("PAID"));
+                .body("transitions.find { it.event == 'SHIP' }.from", contains("PAID"))
+                .body("transitions.find { it.event == 'PAY' && it.when == 'PROVIDER_CHANGES' }.from",
+                        contains("PAYMENT_PENDING"));
         String mermaid = Auth.operator().queryParam("format", "mermaid").get("/state-machine")
                 .then().statusCode(200).contentType(ContentType.TEXT).extract().asString();
         org.junit.jupiter.api.Assertions.assertTrue(mermaid.startsWith("stateDiagram-v2"));

@@ -15,7 +15,7 @@ class ConflictVerdictTest {
 
     private static ConflictVerdict judge(OrderEvent event, EventDetails details, Long ifMatch, OrderEvent... past) {
         List<Transition> history = OrderFixtures.history(past);
-        Order current = OrderFixtures.inStatus(OrderFixtures.statusAfter(history));
+        Order current = OrderFixtures.orderAfter(past);
         return ConflictVerdict.judge(current, event, details, ifMatch, history);
     }
 
@@ -57,7 +57,9 @@ class ConflictVerdictTest {
     @Test
     void shouldRefuseAnEventTheOrderNeverStoodReadyFor() {
         assertEquals(ConflictVerdict.ILLEGAL, judge(DELIVER));
-        assertEquals(ConflictVerdict.ILLEGAL, judge(REFUND_SUCCEEDED, PAY));
+        assertEquals(ConflictVerdict.ILLEGAL, judge(SHIP, PAY));
+        // a refund is about the capture that paid the order; an order that never captured has none
+        assertEquals(ConflictVerdict.NOT_CONCERNED, judge(REFUND_SUCCEEDED, PAY));
     }
 
     @Test
@@ -130,8 +132,38 @@ class ConflictVerdictTest {
                 }
             }
         }
+        // a conditional rule (PAY while PAYMENT_PENDING: only with another provider) has a test of its own
         return paths.entrySet().stream().flatMap(e -> OrderTransitions.allowedEvents(e.getKey()).stream()
+                .filter(event -> OrderTransitions.condition(e.getKey(), event) == OrderTransitions.Condition.ALWAYS)
                 .map(event -> org.junit.jupiter.params.provider.Arguments.of(e.getKey(), event, e.getValue())));
+    }
+
+    @Test
+    void shouldCallPayWithTheSameProviderWhilePendingADuplicateAndWithAnotherOneARetry() {
+        EventDetails mockpay = new EventDetails.Pay("mockpay");
+        EventDetails stripe = new EventDetails.Pay("stripe");
+        Order pending = OrderFixtures.created().apply(PAY, mockpay, OrderFixtures.T0.plusSeconds(1));
+        Order switched = pending.apply(PAY, stripe, OrderFixtures.T0.plusSeconds(2));
+        List<Transition> history = List.of(
+                new Transition(1, PAY, OrderStatus.CREATED, OrderStatus.PAYMENT_PENDING, null, "api", null, mockpay),
+                new Transition(2, PAY, OrderStatus.PAYMENT_PENDING, OrderStatus.PAYMENT_PENDING, null, "api", null,
+                        stripe));
+        assertEquals(ConflictVerdict.DUPLICATE, ConflictVerdict.judge(switched, PAY, stripe, null, history));
+        assertEquals(ConflictVerdict.RETRY, ConflictVerdict.judge(switched, PAY, mockpay, null, history));
+    }
+
+    @Test
+    void shouldCallAFailureOfAnotherAttemptOrARefundOfAnotherCaptureNotConcerned() {
+        java.util.UUID attempt = java.util.UUID.randomUUID();
+        Order pending = OrderFixtures.created().apply(PAY, new EventDetails.Pay("mockpay"), OrderFixtures.T0);
+        EventDetails failureOfAnother = new EventDetails.ProviderReport("mockpay", "txn-1", 1000, "EUR",
+                java.util.UUID.randomUUID());
+        assertEquals(ConflictVerdict.NOT_CONCERNED, ConflictVerdict.judge(pending, PAYMENT_FAILED, failureOfAnother,
+                null, OrderFixtures.history(PAY)));
+        Order paid = OrderFixtures.orderAfter(PAY, PAYMENT_SUCCEEDED, CANCEL);
+        EventDetails refundOfAnother = new EventDetails.ProviderReport("mockpay", "txn-other", 1000, "EUR", attempt);
+        assertEquals(ConflictVerdict.NOT_CONCERNED, ConflictVerdict.judge(paid, REFUND_SUCCEEDED, refundOfAnother,
+                null, OrderFixtures.history(PAY, PAYMENT_SUCCEEDED, CANCEL)));
     }
 
     @org.junit.jupiter.params.ParameterizedTest(name = "{1} repeated after it moved an order from {0}")

@@ -47,6 +47,15 @@ final class OrderFixtures {
         return history;
     }
 
+    /** The order after applying {@code events} in order to a new order (each must be legal). */
+    static Order orderAfter(OrderEvent... events) {
+        Order order = created();
+        for (int i = 0; i < events.length; i++) {
+            order = order.apply(events[i], detailsFor(events[i]), T0.plusSeconds(i + 1));
+        }
+        return order;
+    }
+
     static OrderStatus statusAfter(List<Transition> history) {
         return history.isEmpty() ? OrderStatus.CREATED : history.get(history.size() - 1).to();
     }

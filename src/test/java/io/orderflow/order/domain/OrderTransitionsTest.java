@@ -1,12 +1,14 @@
 package io.orderflow.order.domain;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -16,7 +18,7 @@ class OrderTransitionsTest {
 
     /** The specification, as written in the product's issue: "EVENT FROM>TO". */
     private static final List<String> SPEC = List.of(
-            "PAY CREATED>PAYMENT_PENDING",
+            "PAY CREATED>PAYMENT_PENDING", "PAY PAYMENT_PENDING>PAYMENT_PENDING",
             "PAYMENT_SUCCEEDED CREATED>PAID", "PAYMENT_SUCCEEDED PAYMENT_PENDING>PAID",
             "PAYMENT_SUCCEEDED CANCELLED>REFUND_PENDING",
             "PAYMENT_FAILED PAYMENT_PENDING>CREATED",
@@ -61,6 +63,21 @@ class OrderTransitionsTest {
             assertEquals(from, e.current());
             assertEquals(OrderTransitions.allowedEvents(from), e.allowedEvents());
         }
+    }
+
+    @Test
+    void shouldTakePayWhilePendingOnlyAsAChangeOfProvider() {
+        Order pending = OrderFixtures.inStatus(OrderStatus.CREATED)
+                .apply(OrderEvent.PAY, new EventDetails.Pay("mockpay"), OrderFixtures.T0.plusSeconds(1));
+        Order switched = pending.apply(OrderEvent.PAY, new EventDetails.Pay("stripe"),
+                OrderFixtures.T0.plusSeconds(2));
+        assertEquals(OrderStatus.PAYMENT_PENDING, switched.status());
+        assertEquals("stripe", switched.payment().provider());
+        assertThrows(IllegalTransitionException.class, () -> switched.apply(OrderEvent.PAY,
+                new EventDetails.Pay("stripe"), OrderFixtures.T0.plusSeconds(3)));
+        assertEquals(OrderTransitions.Condition.PROVIDER_CHANGES,
+                OrderTransitions.condition(OrderStatus.PAYMENT_PENDING, OrderEvent.PAY));
+        assertEquals(OrderTransitions.Condition.ALWAYS, OrderTransitions.condition(OrderStatus.CREATED, OrderEvent.PAY));
     }
 
     private static Optional<OrderStatus> specified(OrderStatus from, OrderEvent event) {

@@ -1,6 +1,6 @@
 package io.orderflow.payment.simulator;
 
-import io.orderflow.payment.SignatureVerifier;
+import io.orderflow.payment.mockpay.SignatureVerifier;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

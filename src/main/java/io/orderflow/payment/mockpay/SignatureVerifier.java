@@ -1,11 +1,12 @@
-package io.orderflow.payment;
+package io.orderflow.payment.mockpay;
 
-import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
+import io.orderflow.payment.NotificationRejected;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -27,10 +28,11 @@ public final class SignatureVerifier {
     public record Parsed(long timestamp, List<byte[]> signatures) {
     }
 
-    /** @throws ProblemException 400 signature-missing when the header is absent or garbled */
+    /** @throws NotificationRejected signature-missing (400) when the header is absent or garbled */
     public static Parsed parse(String header) {
         if (header == null || header.isBlank() || header.length() > 4096) {
-            throw ProblemException.of(ProblemType.SIGNATURE_MISSING, "Send a Payment-Signature header: t=...,v1=...");
+            throw new NotificationRejected(ProblemType.SIGNATURE_MISSING,
+                    "Send a Payment-Signature header: t=...,v1=...");
         }
         Long timestamp = null;
         List<byte[]> signatures = new ArrayList<>();
@@ -55,15 +57,15 @@ public final class SignatureVerifier {
         return new Parsed(timestamp, signatures);
     }
 
-    /** @throws ProblemException 401 signature-invalid when no secret signs the body or the timestamp is stale */
-    public static void verify(Parsed parsed, byte[] body, PaymentsConfig.Provider provider, Instant now) {
+    /** @throws NotificationRejected signature-invalid (401) when no secret signs the body or it is stale */
+    public static void verify(Parsed parsed, byte[] body, List<String> secrets, Duration tolerance, Instant now) {
         long skew = Math.abs(now.getEpochSecond() - parsed.timestamp());
-        if (skew > provider.tolerance().toSeconds()) {
-            throw ProblemException.of(ProblemType.SIGNATURE_INVALID,
+        if (skew > tolerance.toSeconds()) {
+            throw new NotificationRejected(ProblemType.SIGNATURE_INVALID,
                     "The signature's timestamp is outside the accepted tolerance");
         }
         boolean valid = false;
-        for (String secret : provider.secrets()) {
+        for (String secret : secrets) {
             byte[] expected = sign(secret, parsed.timestamp(), body);
             for (byte[] candidate : parsed.signatures()) {
                 // no early exit: every comparison is made, each in constant time
@@ -71,7 +73,7 @@ public final class SignatureVerifier {
             }
         }
         if (!valid) {
-            throw ProblemException.of(ProblemType.SIGNATURE_INVALID, "The signature does not match the body");
+            throw new NotificationRejected(ProblemType.SIGNATURE_INVALID, "The signature does not match the body");
         }
     }
 
@@ -87,8 +89,8 @@ public final class SignatureVerifier {
         }
     }
 
-    private static ProblemException garbled() {
-        return ProblemException.of(ProblemType.SIGNATURE_MISSING,
+    private static NotificationRejected garbled() {
+        return new NotificationRejected(ProblemType.SIGNATURE_MISSING,
                 "Payment-Signature must look like t=<unix seconds>,v1=<hex>");
     }
 }

@@ -1,0 +1,51 @@
+package io.orderflow.payment;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
+
+/**
+ * Reads provider JSON without the coercions JSON libraries apply by default: an amount is an integer number in the
+ * JSON or it is no amount (Jackson would read 2500.9 as 2500, Gson "2500" as 2500). Adapters read money and ids
+ * through here, whatever SDK parsed the rest.
+ */
+public final class StrictJson {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private StrictJson() {
+    }
+
+    /** The tree of {@code text}, or a missing node when it is not JSON. */
+    public static JsonNode tree(String text) {
+        try {
+            JsonNode node = JSON.readTree(text);
+            return node == null ? MissingNode.getInstance() : node;
+        } catch (JsonProcessingException e) {
+            return MissingNode.getInstance();
+        }
+    }
+
+    /** Minor units: a JSON integer from 0 to Long.MAX_VALUE, else null (a fraction, a string, a boolean...). */
+    public static Long minorUnits(JsonNode node) {
+        if (node == null || !node.isIntegralNumber() || !node.canConvertToLong() || node.asLong() < 0) {
+            return null;
+        }
+        return node.asLong();
+    }
+
+    /** A non-blank JSON string of at most {@code max} characters, else null. */
+    public static String text(JsonNode node, int max) {
+        if (node == null || !node.isTextual() || node.asText().isBlank() || node.asText().length() > max) {
+            return null;
+        }
+        return node.asText();
+    }
+
+    /** An ISO 4217 code in upper case from a JSON string in either case ("eur", "CNY"), else null. */
+    public static String currency(JsonNode node) {
+        String code = text(node, 3);
+        return code != null && code.matches("[A-Za-z]{3}") ? code.toUpperCase(java.util.Locale.ROOT) : null;
+    }
+}

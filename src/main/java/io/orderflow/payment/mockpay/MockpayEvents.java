@@ -1,0 +1,85 @@
+package io.orderflow.payment.mockpay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.orderflow.common.problem.ProblemType;
+import io.orderflow.payment.Notification;
+import io.orderflow.payment.NotificationRejected;
+import io.orderflow.payment.StrictJson;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.UUID;
+
+/**
+ * Reads mockpay's body {@code {eventId, type, orderId, attemptId?, amount, currency, providerTxnId, occurredAt}}.
+ * An event without a usable eventId or orderId cannot be deduplicated or attributed and is refused (400, as
+ * mockpay has always answered); a type mockpay does not send is ignored; any other bad field makes the verified
+ * event {@link Notification.Invalid}: acknowledged, recorded, never coerced.
+ */
+final class MockpayEvents {
+
+    static final String SUCCEEDED = "PAYMENT_SUCCEEDED";
+    static final String FAILED = "PAYMENT_FAILED";
+    static final String REFUNDED = "REFUND_SUCCEEDED";
+    /** Event ids are the dedup keys of deliveries, which take at most 255 characters. */
+    static final int MAX_ID = 255;
+
+    private MockpayEvents() {
+    }
+
+    static Notification parse(byte[] body) {
+        JsonNode event = StrictJson.tree(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+        if (!event.isObject()) {
+            throw new NotificationRejected(ProblemType.MALFORMED_BODY, "The callback body is not the expected JSON");
+        }
+        String eventId = StrictJson.text(event.get("eventId"), MAX_ID);
+        UUID orderId = uuid(event.get("orderId"));
+        if (eventId == null || orderId == null) {
+            throw new NotificationRejected(ProblemType.INVALID_REQUEST,
+                    "The callback needs a valid " + (eventId == null ? "eventId" : "orderId"));
+        }
+        String type = event.path("type").asText("");
+        if (!type.equals(SUCCEEDED) && !type.equals(FAILED) && !type.equals(REFUNDED)) {
+            return new Notification.Ignored(eventId, type);
+        }
+        JsonNode attemptNode = event.get("attemptId");
+        UUID attemptId = attemptNode == null || attemptNode.isNull() ? null : uuid(attemptNode);
+        Notification.Subject subject = new Notification.ByOrder(orderId, attemptId);
+        Long amount = StrictJson.minorUnits(event.get("amount"));
+        String currency = StrictJson.text(event.get("currency"), 3);
+        String txnId = StrictJson.text(event.get("providerTxnId"), MAX_ID);
+        String problem = attemptNode != null && !attemptNode.isNull() && attemptId == null ? "attemptId (a UUID)"
+                : amount == null ? "amount (an integer of minor units, 0 or more)"
+                : currency == null || !currency.matches("[A-Z]{3}") ? "currency (ISO 4217, upper case)"
+                : txnId == null ? "providerTxnId"
+                : !isInstant(event.get("occurredAt")) ? "occurredAt (an ISO-8601 instant)"
+                : null;
+        if (problem != null) {
+            return new Notification.Invalid(eventId, type, subject, "The event needs a valid " + problem);
+        }
+        return switch (type) {
+            case SUCCEEDED -> new Notification.PaymentSucceeded(eventId, type, subject, txnId, amount, currency);
+            case FAILED -> new Notification.PaymentFailed(eventId, type, subject, txnId, amount, currency, null);
+            default -> new Notification.RefundSucceeded(eventId, type, subject, null, txnId, amount, currency);
+        };
+    }
+
+    private static UUID uuid(JsonNode node) {
+        String text = StrictJson.text(node, 36);
+        if (text == null || text.length() != 36) {
+            return null;
+        }
+        try {
+            return UUID.fromString(text);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static boolean isInstant(JsonNode node) {
+        try {
+            return node != null && node.isTextual() && Instant.parse(node.asText()) != null;
+        } catch (DateTimeParseException e) {
+            return false;
+        }
+    }
+}

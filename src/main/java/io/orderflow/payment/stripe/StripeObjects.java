@@ -1,0 +1,84 @@
+package io.orderflow.payment.stripe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.orderflow.payment.PaymentState;
+import io.orderflow.payment.ProviderOutcome;
+import io.orderflow.payment.RefundState;
+import io.orderflow.payment.StrictJson;
+
+/**
+ * Reads Stripe's PaymentIntent and Refund objects from their raw JSON, for webhooks and API answers alike. The
+ * SDK's typed objects would read "2500" as 2500 and depend on the object's API version matching the SDK's; the
+ * raw JSON read through {@link StrictJson} does neither.
+ */
+final class StripeObjects {
+
+    static final int MAX_ID = 255;
+
+    private StripeObjects() {
+    }
+
+    static String id(JsonNode object) {
+        return StrictJson.text(object.get("id"), MAX_ID);
+    }
+
+    /** An expandable reference: the id string, or the expanded object's id. */
+    static String ref(JsonNode node) {
+        if (node != null && node.isObject()) {
+            return id(node);
+        }
+        return StrictJson.text(node, MAX_ID);
+    }
+
+    /** A PaymentIntent as Kill Bill would see it: captured, under way, or failed for good. */
+    static ProviderOutcome<PaymentState> intent(JsonNode intent) {
+        String id = id(intent);
+        String status = intent.path("status").asText("");
+        String currency = StrictJson.currency(intent.get("currency"));
+        switch (status) {
+            case "succeeded": {
+                Long received = StrictJson.minorUnits(intent.get("amount_received"));
+                String charge = ref(intent.get("latest_charge"));
+                if (received == null || charge == null || currency == null) {
+                    return ProviderOutcome.of(ProviderOutcome.Status.UNDEFINED, "invalid-object",
+                            "Stripe reported the PaymentIntent succeeded without a valid amount, charge or currency");
+                }
+                return ProviderOutcome.processed(new PaymentState(id, charge, received, currency, null));
+            }
+            case "canceled":
+                return new ProviderOutcome<>(ProviderOutcome.Status.ERROR, new PaymentState(id, null, null, currency,
+                        "canceled"), "canceled", "The PaymentIntent was canceled");
+            case "requires_payment_method":
+                if (intent.hasNonNull("last_payment_error")) {
+                    String reason = failureReason(intent);
+                    return new ProviderOutcome<>(ProviderOutcome.Status.ERROR, new PaymentState(id,
+                            ref(intent.path("last_payment_error").get("charge")), null, currency, reason), reason,
+                            "The last payment attempt failed");
+                }
+                return ProviderOutcome.pending(new PaymentState(id, null, null, currency, null));
+            default:
+                return ProviderOutcome.pending(new PaymentState(id, null, null, currency, null));
+        }
+    }
+
+    /** Why a PaymentIntent's last attempt failed: the decline code, else the error code. */
+    static String failureReason(JsonNode intent) {
+        JsonNode error = intent.path("last_payment_error");
+        String decline = StrictJson.text(error.get("decline_code"), MAX_ID);
+        String code = StrictJson.text(error.get("code"), MAX_ID);
+        return decline != null ? decline : code != null ? code : "payment_failed";
+    }
+
+    /** A Refund: made (succeeded), under way (pending, requires_action) or not made (failed, canceled). */
+    static ProviderOutcome<RefundState> refund(JsonNode refund) {
+        RefundState state = new RefundState(id(refund), ref(refund.get("charge")),
+                StrictJson.minorUnits(refund.get("amount")), StrictJson.currency(refund.get("currency")),
+                StrictJson.text(refund.get("failure_reason"), MAX_ID));
+        return switch (refund.path("status").asText("")) {
+            case "succeeded" -> ProviderOutcome.processed(state);
+            case "failed", "canceled" -> new ProviderOutcome<>(ProviderOutcome.Status.ERROR, state,
+                    refund.path("status").asText(), "Stripe did not make the refund");
+            default -> ProviderOutcome.pending(state);
+        };
+    }
+}

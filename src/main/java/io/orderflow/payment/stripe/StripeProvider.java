@@ -1,0 +1,149 @@
+package io.orderflow.payment.stripe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.orderflow.common.Reply;
+import io.orderflow.common.problem.Problem;
+import io.orderflow.common.problem.ProblemMapper;
+import io.orderflow.common.problem.ProblemType;
+import io.orderflow.payment.Acknowledgement;
+import io.orderflow.payment.Credential;
+import io.orderflow.payment.Notification;
+import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.PaymentProvider;
+import io.orderflow.payment.PaymentRequest;
+import io.orderflow.payment.PaymentSession;
+import io.orderflow.payment.PaymentState;
+import io.orderflow.payment.ProviderCalls;
+import io.orderflow.payment.ProviderOutcome;
+import io.orderflow.payment.RefundRequest;
+import io.orderflow.payment.RefundState;
+import io.orderflow.payment.StrictJson;
+import io.smallrye.faulttolerance.api.Guard;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.core.MediaType;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Stripe: PaymentIntents, refunds and webhooks. Offered when {@code payments.providers.stripe.api-key} and
+ * {@code .webhook-secrets} are set. The front end confirms the PaymentIntent with its {@code client_secret}
+ * (Stripe.js); the outcome arrives as a webhook.
+ */
+@ApplicationScoped
+public class StripeProvider implements PaymentProvider {
+
+    public static final String NAME = "stripe";
+    private static final byte[] RECEIVED = "{\"received\":true}".getBytes(StandardCharsets.UTF_8);
+
+    private final ProviderCalls calls;
+    private final ProblemMapper problems;
+    private final boolean configured;
+    private final StripeWebhooks webhooks;
+    private final StripeApi api;
+    private final Guard guard;
+
+    public StripeProvider(StripeConfig config, ProviderCalls calls, ProblemMapper problems) {
+        this.calls = calls;
+        this.problems = problems;
+        boolean hasKey = config.apiKey().filter(key -> !key.isBlank()).isPresent();
+        boolean hasSecrets = config.webhookSecrets().filter(secrets -> !secrets.isEmpty()).isPresent();
+        if (hasKey != hasSecrets) {
+            throw new IllegalStateException("Stripe is configured in part: set both payments.providers.stripe"
+                    + ".api-key and payments.providers.stripe.webhook-secrets, or neither");
+        }
+        this.configured = hasKey;
+        this.webhooks = configured ? new StripeWebhooks(config.webhookSecrets().orElseThrow(), config.tolerance())
+                : null;
+        this.api = configured ? new StripeApi(config) : null;
+        this.guard = configured ? ProviderCalls.guard(NAME, config) : null;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean configured() {
+        return configured;
+    }
+
+    @Override
+    public Notification verify(NotificationRequest request, Instant now) {
+        return webhooks.verify(request, now);
+    }
+
+    /** Stripe reads only the status; the body is its documented {@code {"received": true}}. */
+    @Override
+    public Reply acknowledge(Acknowledgement ack) {
+        return new Reply(200, MediaType.APPLICATION_JSON, Map.of(), RECEIVED);
+    }
+
+    /** Stripe documents a 400 for a webhook whose signature does not verify; the rest keep their status. */
+    @Override
+    public Reply refuse(Problem problem, String retryAfter) {
+        boolean signature = problem.type().equals(ProblemType.SIGNATURE_INVALID.uri());
+        Problem answered = signature ? new Problem(problem.type(), problem.title(), 400, problem.detail(),
+                problem.extensions()) : problem;
+        return problems.toReply(answered, retryAfter);
+    }
+
+    @Override
+    public Uni<ProviderOutcome<PaymentSession>> createPayment(PaymentRequest request) {
+        return call("create-payment", () -> api.createIntent(request), intent -> {
+            String secret = StrictJson.text(intent.get("client_secret"), 1024);
+            ProviderOutcome<PaymentState> state = StripeObjects.intent(intent);
+            if (state.value() == null || state.value().reference() == null || secret == null) {
+                return ProviderOutcome.of(ProviderOutcome.Status.UNDEFINED, "invalid-object",
+                        "Stripe answered without a PaymentIntent id or client_secret");
+            }
+            PaymentSession session = new PaymentSession(state.value().reference(), new Credential(secret));
+            return new ProviderOutcome<>(state.status(), session, state.code(), state.message());
+        });
+    }
+
+    @Override
+    public Uni<ProviderOutcome<PaymentState>> queryPayment(String reference) {
+        return call("query-payment", () -> api.retrieveIntent(reference), StripeObjects::intent);
+    }
+
+    @Override
+    public Uni<ProviderOutcome<Void>> cancelPayment(String reference) {
+        return call("cancel-payment", () -> api.cancelIntent(reference), intent -> ProviderOutcome.processed(null));
+    }
+
+    @Override
+    public Uni<ProviderOutcome<RefundState>> createRefund(RefundRequest request) {
+        return call("create-refund", () -> api.createRefund(request), StripeObjects::refund);
+    }
+
+    /**
+     * By refund id when a previous call learnt it; otherwise among the charge's refunds, the one labelled with the
+     * command. None: CANCELED — nothing was refunded for this command, it is safe to send.
+     */
+    @Override
+    public Uni<ProviderOutcome<RefundState>> queryRefund(RefundRequest request) {
+        if (request.refundId() != null) {
+            return call("query-refund", () -> api.retrieveRefund(request.refundId()), StripeObjects::refund);
+        }
+        String command = request.commandId().toString();
+        return call("query-refund", () -> api.listRefunds(request.captureId()), list -> {
+            for (JsonNode refund : list.path("data")) {
+                if (command.equals(refund.path("metadata").path("command_id").asText(null))) {
+                    return StripeObjects.refund(refund);
+                }
+            }
+            return ProviderOutcome.of(ProviderOutcome.Status.CANCELED, "no-refund",
+                    "Stripe has no refund for this command");
+        });
+    }
+
+    private <T> Uni<ProviderOutcome<T>> call(String operation, Supplier<Uni<JsonNode>> request,
+            Function<JsonNode, ProviderOutcome<T>> read) {
+        return calls.call(NAME, guard, operation, request, read);
+    }
+}

@@ -1,0 +1,158 @@
+package io.orderflow.payment.stripe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.gson.JsonParseException;
+import com.stripe.exception.SignatureVerificationException;
+import com.stripe.model.Event;
+import com.stripe.net.Webhook;
+import io.orderflow.common.problem.ProblemType;
+import io.orderflow.payment.Notification;
+import io.orderflow.payment.NotificationRejected;
+import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.StrictJson;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * Stripe's webhooks: {@code Stripe-Signature: t=...,v1=...} verified by stripe-java over the raw payload with each
+ * configured secret in turn (rotation), then the event mapped. Handled: {@code payment_intent.succeeded},
+ * {@code payment_intent.payment_failed}, {@code charge.refunded} (a full refund) and
+ * {@code refund.created}/{@code refund.updated} once succeeded; every other type is ignored.
+ */
+final class StripeWebhooks {
+
+    static final String SIGNATURE_HEADER = "Stripe-Signature";
+
+    private final List<String> secrets;
+    private final Duration tolerance;
+
+    StripeWebhooks(List<String> secrets, Duration tolerance) {
+        this.secrets = List.copyOf(secrets);
+        this.tolerance = tolerance;
+    }
+
+    Notification verify(NotificationRequest request, Instant now) {
+        String header = request.header(SIGNATURE_HEADER);
+        if (header == null || header.isBlank() || header.length() > 4096) {
+            throw new NotificationRejected(ProblemType.SIGNATURE_MISSING, "Send a Stripe-Signature header");
+        }
+        String payload = request.bodyText();
+        Event event = constructEvent(payload, header, Clock.fixed(now, ZoneOffset.UTC));
+        // the object is read from the verified payload itself: the same bytes, without the SDK's coercions
+        return parse(event.getId(), event.getType(), StrictJson.tree(payload).path("data").path("object"));
+    }
+
+    private Event constructEvent(String payload, String header, Clock clock) {
+        for (String secret : secrets) {
+            try {
+                return Webhook.constructEvent(payload, header, secret, tolerance.toSeconds(), clock);
+            } catch (SignatureVerificationException wrongSecretOrStale) {
+                // the next secret may be the one; none is: refused below
+            } catch (JsonParseException | IllegalStateException | NumberFormatException notAnEvent) {
+                throw new NotificationRejected(ProblemType.MALFORMED_BODY,
+                        "The body is not a Stripe event, or the Stripe-Signature header is garbled");
+            }
+        }
+        throw new NotificationRejected(ProblemType.SIGNATURE_INVALID,
+                "No webhook secret signs this payload, or its timestamp is outside the tolerance");
+    }
+
+    static Notification parse(String eventId, String type, JsonNode object) {
+        if (eventId == null || eventId.isBlank() || eventId.length() > StripeObjects.MAX_ID || type == null) {
+            return new Notification.Invalid(String.valueOf(eventId), String.valueOf(type), null,
+                    "The event has no usable id or type");
+        }
+        return switch (type) {
+            case "payment_intent.succeeded" -> succeeded(eventId, type, object);
+            case "payment_intent.payment_failed" -> failed(eventId, type, object);
+            case "charge.refunded" -> chargeRefunded(eventId, type, object);
+            case "refund.created", "refund.updated" -> refund(eventId, type, object);
+            default -> new Notification.Ignored(eventId, type);
+        };
+    }
+
+    private static Notification succeeded(String eventId, String type, JsonNode intent) {
+        String reference = StripeObjects.id(intent);
+        if (reference == null) {
+            return invalid(eventId, type, null, "data.object.id");
+        }
+        Notification.Subject subject = new Notification.ByReference(reference);
+        Long received = StrictJson.minorUnits(intent.get("amount_received"));
+        String currency = StrictJson.currency(intent.get("currency"));
+        String charge = StripeObjects.ref(intent.get("latest_charge"));
+        if (received == null) {
+            return invalid(eventId, type, subject, "amount_received (an integer of minor units)");
+        }
+        if (currency == null) {
+            return invalid(eventId, type, subject, "currency");
+        }
+        if (charge == null) {
+            return invalid(eventId, type, subject, "latest_charge");
+        }
+        return new Notification.PaymentSucceeded(eventId, type, subject, charge, received, currency);
+    }
+
+    private static Notification failed(String eventId, String type, JsonNode intent) {
+        String reference = StripeObjects.id(intent);
+        if (reference == null) {
+            return invalid(eventId, type, null, "data.object.id");
+        }
+        Notification.Subject subject = new Notification.ByReference(reference);
+        Long amount = StrictJson.minorUnits(intent.get("amount"));
+        String currency = StrictJson.currency(intent.get("currency"));
+        if (amount == null || currency == null) {
+            return invalid(eventId, type, subject, amount == null ? "amount (an integer of minor units)" : "currency");
+        }
+        return new Notification.PaymentFailed(eventId, type, subject,
+                StripeObjects.ref(intent.path("last_payment_error").get("charge")), amount, currency,
+                StripeObjects.failureReason(intent));
+    }
+
+    /** A charge is refunded in full when {@code refunded} is true; a partial refund is not one orderflow made. */
+    private static Notification chargeRefunded(String eventId, String type, JsonNode charge) {
+        String chargeId = StripeObjects.id(charge);
+        String intent = StripeObjects.ref(charge.get("payment_intent"));
+        if (chargeId == null || intent == null) {
+            return invalid(eventId, type, null, chargeId == null ? "data.object.id" : "payment_intent");
+        }
+        Notification.Subject subject = new Notification.ByReference(intent);
+        Long refunded = StrictJson.minorUnits(charge.get("amount_refunded"));
+        String currency = StrictJson.currency(charge.get("currency"));
+        if (refunded == null || currency == null) {
+            return invalid(eventId, type, subject, refunded == null ? "amount_refunded" : "currency");
+        }
+        if (!charge.path("refunded").isBoolean() || !charge.get("refunded").asBoolean()) {
+            return new Notification.Invalid(eventId, type, subject,
+                    "Charge " + chargeId + " was refunded in part (" + refunded + "); orderflow refunds in full only");
+        }
+        return new Notification.RefundSucceeded(eventId, type, subject, null, chargeId, refunded, currency);
+    }
+
+    private static Notification refund(String eventId, String type, JsonNode refund) {
+        String status = refund.path("status").asText("");
+        if (!status.equals("succeeded")) {
+            return new Notification.Ignored(eventId, type + " (" + status + ")");
+        }
+        String refundId = StripeObjects.id(refund);
+        String charge = StripeObjects.ref(refund.get("charge"));
+        String intent = StripeObjects.ref(refund.get("payment_intent"));
+        if (refundId == null || charge == null || intent == null) {
+            return invalid(eventId, type, null, refundId == null ? "data.object.id" : "charge and payment_intent");
+        }
+        Notification.Subject subject = new Notification.ByReference(intent);
+        Long amount = StrictJson.minorUnits(refund.get("amount"));
+        String currency = StrictJson.currency(refund.get("currency"));
+        if (amount == null || currency == null) {
+            return invalid(eventId, type, subject, amount == null ? "amount (an integer of minor units)" : "currency");
+        }
+        return new Notification.RefundSucceeded(eventId, type, subject, refundId, charge, amount, currency);
+    }
+
+    private static Notification.Invalid invalid(String eventId, String type, Notification.Subject subject,
+            String field) {
+        return new Notification.Invalid(eventId, type, subject, "The event needs a valid " + field);
+    }
+}

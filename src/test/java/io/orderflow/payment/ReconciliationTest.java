@@ -1,0 +1,116 @@
+package io.orderflow.payment;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.*;
+import static io.orderflow.support.OrderMother.*;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.orderflow.payment.stripe.StripeFixtures;
+import io.orderflow.payment.stripe.StripeProvider;
+import io.orderflow.support.Auth;
+import io.orderflow.support.Parallel;
+import io.orderflow.support.Sql;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The janitor asks Stripe (WireMock) about attempts pending too long and applies the answer through the callbacks'
+ * path: a lost webhook still pays the order, and a reconciliation racing the webhook yields one transition.
+ */
+@QuarkusTest
+@WithTestResource(PaymentSandbox.class)
+class ReconciliationTest extends SandboxedProviderTest {
+
+    @Inject
+    Reconciler reconciler;
+
+    @Override
+    protected String provider() {
+        return StripeProvider.NAME;
+    }
+
+    /** An order paying through Stripe with PaymentIntent {@code intent}, its attempt pending for {@code minutes}. */
+    private String pendingWithStripe(String intent, int minutes) {
+        String id = createOrder();
+        server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
+                "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
+        postKeyed(id, "pay", Map.of("provider", "stripe"), newKey()).then().statusCode(200);
+        Sql.update("update payment_attempts set updated_at = now() - make_interval(mins => ?) where order_id = ?",
+                minutes, UUID.fromString(id));
+        return id;
+    }
+
+    private void stripeSays(String intent, String status, String charge) {
+        server.stubFor(get(urlPathEqualTo("/v1/payment_intents/" + intent)).willReturn(okJson(
+                StripeFixtures.intent(intent, status, String.valueOf(AMOUNT), "eur", charge))));
+    }
+
+    /** One run of the janitor, on a Vert.x context as the scheduler runs it. */
+    private List<String> reconcile() {
+        try {
+            return VertxContextSupport.subscribeAndAwait(() -> reconciler.reconcile());
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void shouldPayAnOrderWhoseWebhookNeverCameWithWhatStripeSaysAboutItsIntent() {
+        String intent = "pi_lost_" + UUID.randomUUID().toString().substring(0, 8);
+        String id = pendingWithStripe(intent, 20);
+        stripeSays(intent, "succeeded", "ch_" + intent);
+
+        reconcile();
+
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"), "payment.providerTxnId",
+                is("ch_" + intent));
+        assertEquals("CAPTURED", Sql.string("select state from payment_attempts where order_id = ?",
+                UUID.fromString(id)));
+        Auth.operator().get("/orders/" + id + "/transitions").then()
+                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("stripe"));
+        reconcile();
+        server.verify(1, getRequestedFor(urlPathEqualTo("/v1/payment_intents/" + intent)));
+    }
+
+    @Test
+    void shouldNotAskAboutAnAttemptPendingForLessThanTheThreshold() {
+        String intent = "pi_fresh_" + UUID.randomUUID().toString().substring(0, 8);
+        String id = pendingWithStripe(intent, 1);
+        stripeSays(intent, "succeeded", "ch_" + intent);
+
+        reconcile();
+
+        server.verify(0, getRequestedFor(urlPathEqualTo("/v1/payment_intents/" + intent)));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAYMENT_PENDING"));
+    }
+
+    @Test
+    void shouldYieldOneTransitionWhenAReconciliationAndTheWebhookArriveTogether() {
+        String intent = "pi_race_" + UUID.randomUUID().toString().substring(0, 8);
+        String id = pendingWithStripe(intent, 20);
+        stripeSays(intent, "succeeded", "ch_" + intent);
+        String webhook = StripeFixtures.event("payment_intent.succeeded", StripeFixtures.intent(intent, "succeeded",
+                String.valueOf(AMOUNT), "eur", "ch_" + intent));
+
+        List<Integer> answers = Parallel.run(2, i -> i == 0 ? given().contentType("application/json; charset=utf-8")
+                .header("Stripe-Signature", StripeFixtures.signature(StripeFixtures.SECRET,
+                        Instant.now().getEpochSecond(), webhook))
+                .body(webhook.getBytes(StandardCharsets.UTF_8)).post("/payments/stripe/callbacks").statusCode()
+                : reconcile().size() >= 0 ? 200 : 500);
+
+        assertTrue(answers.stream().allMatch(status -> status == 200), answers.toString());
+        assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
+        assertEquals("PAID", Sql.string("select status from orders where id = ?", UUID.fromString(id)));
+        assertEquals(1, Sql.count("select count(*) from payment_captures where order_id = ?", UUID.fromString(id)));
+    }
+}

@@ -1,0 +1,152 @@
+package io.orderflow.payment;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.*;
+import static io.orderflow.support.OrderMother.*;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import io.orderflow.payment.stripe.StripeFixtures;
+import io.orderflow.payment.stripe.StripeProvider;
+import io.orderflow.support.Auth;
+import io.orderflow.support.Callbacks;
+import io.orderflow.support.Sql;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Refunds the service owes, as durable commands: written in the statement of the decision that owes them, sent by
+ * the worker once in effect (the command's own Idempotency-Key on every try), with Stripe played by WireMock.
+ */
+@QuarkusTest
+@WithTestResource(PaymentSandbox.class)
+class RefundCommandsTest extends SandboxedProviderTest {
+
+    @Inject
+    RefundWorker worker;
+
+    @Override
+    protected String provider() {
+        return StripeProvider.NAME;
+    }
+
+    private static Response stripe(String payload) {
+        return given().contentType("application/json; charset=utf-8")
+                .header("Stripe-Signature", StripeFixtures.signature(StripeFixtures.SECRET,
+                        Instant.now().getEpochSecond(), payload))
+                .body(payload.getBytes(StandardCharsets.UTF_8)).post("/payments/stripe/callbacks");
+    }
+
+    /** An order paid through Stripe: PAY (PaymentIntent {@code intent}), then its signed success with {@code charge}. */
+    private String paidWithStripe(String intent, String charge) {
+        String id = createOrder();
+        server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
+                "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
+        postKeyed(id, "pay", Map.of("provider", "stripe"), newKey()).then().statusCode(200);
+        stripe(StripeFixtures.event("payment_intent.succeeded", StripeFixtures.intent(intent, "succeeded",
+                String.valueOf(AMOUNT), "eur", charge))).then().statusCode(200);
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
+        return id;
+    }
+
+    private static long commands(String orderId) {
+        return Sql.count("select count(*) from provider_commands where order_id = ?", UUID.fromString(orderId));
+    }
+
+    private static String commandId(String orderId) {
+        return Sql.string("select cast(id as text) from provider_commands where order_id = ?", UUID.fromString(orderId));
+    }
+
+    private List<LoggedRequest> refundsSent() {
+        return server.findAll(postRequestedFor(urlEqualTo("/v1/refunds")));
+    }
+
+    /** One pass of the worker, on a Vert.x context as the scheduler runs it. */
+    private int runWorker() {
+        try {
+            return VertxContextSupport.subscribeAndAwait(() -> worker.runDue());
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void shouldOweOneRefundCommandWhenAPaidOrderIsCancelledAndSendItOnceKeyedByTheCommand() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String charge = "ch_cancel_" + suffix;
+        String intent = "pi_cancel_" + suffix;
+        String id = paidWithStripe(intent, charge);
+        post(id, "cancel", Map.of()).then().statusCode(200).body("status", is("REFUND_PENDING"));
+        post(id, "cancel", Map.of()).then().statusCode(200);
+        assertEquals(1, commands(id), "one command per capture, however often the cancel is repeated");
+        String command = commandId(id);
+        server.stubFor(post("/v1/refunds").willReturn(okJson(StripeFixtures.refund("re_" + suffix, charge, intent,
+                String.valueOf(AMOUNT), "succeeded", command))));
+
+        runWorker();
+        runWorker();
+
+        server.verify(1, postRequestedFor(urlEqualTo("/v1/refunds"))
+                .withHeader("Idempotency-Key", equalTo("orderflow-refund-" + command))
+                .withFormParam("charge", equalTo(charge)).withFormParam("amount", equalTo(String.valueOf(AMOUNT))));
+        assertEquals("DONE", Sql.string("select state from provider_commands where order_id = ?",
+                UUID.fromString(id)));
+        stripe(StripeFixtures.event("charge.refunded", StripeFixtures.charge(charge, intent, String.valueOf(AMOUNT),
+                String.valueOf(AMOUNT), true))).then().statusCode(200);
+        Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"));
+    }
+
+    @Test
+    void shouldRetryATimedOutRefundLaterWithTheSameKeySoStripeRefundsOnce() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String charge = "ch_slow_" + suffix;
+        String intent = "pi_slow_" + suffix;
+        String id = paidWithStripe(intent, charge);
+        post(id, "cancel", Map.of()).then().statusCode(200);
+        String command = commandId(id);
+        String refund = StripeFixtures.refund("re_" + suffix, charge, intent, String.valueOf(AMOUNT), "succeeded",
+                command);
+        // every try of the first run times out: Stripe may or may not have refunded
+        server.stubFor(post("/v1/refunds").willReturn(okJson(refund).withFixedDelay(1500)));
+
+        runWorker();
+
+        List<LoggedRequest> sent = refundsSent();
+        assertEquals("SENT", Sql.string("select state from provider_commands where order_id = ?", UUID.fromString(id)),
+                "an answer that never came: the outcome is unknown, the command stays owed");
+        // the backoff has passed (or the replica that claimed it died and its lease ran out)
+        Sql.update("update provider_commands set next_at = now() - interval '1 second' where order_id = ?",
+                UUID.fromString(id));
+        server.stubFor(post("/v1/refunds").willReturn(okJson(refund).withHeader("Idempotent-Replayed", "true")));
+        runWorker();
+
+        assertEquals("DONE", Sql.string("select state from provider_commands where order_id = ?",
+                UUID.fromString(id)));
+        assertEquals(1, refundsSent().stream().map(r -> r.getHeader("Idempotency-Key")).distinct().count(),
+                "every try carries the command's key, so Stripe makes one refund: " + refundsSent().size() + " tries");
+        assertEquals(sent.size() + 1, refundsSent().size());
+    }
+
+    @Test
+    void shouldOweARefundCommandForADoubleCapture() {
+        String id = createOrder();
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR", "txn-own-" + id)).then().statusCode(200);
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR", "txn-again-" + id)).then().statusCode(200)
+                .body("outcome", is("double-capture"));
+        assertEquals(1, commands(id));
+        assertEquals("txn-again-" + id, Sql.string("select capture_txn_id from provider_commands where order_id = ?",
+                UUID.fromString(id)));
+        assertEquals("PAID", Sql.string("select status from orders where id = ?", UUID.fromString(id)));
+    }
+}
