@@ -18,7 +18,8 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  */
 public class LocalServices implements QuarkusTestResourceLifecycleManager {
 
-    public static final String DATABASE = "orderflow_test";
+    /** {@code orderflow_test}, or the system property {@code orderflow.test.database} (e.g. one per branch). */
+    public static final String DATABASE = System.getProperty("orderflow.test.database", "orderflow_test");
 
     private PostgreSQLContainer postgres;
     private GenericContainer<?> redis;
