@@ -11,9 +11,12 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
 
-/** Issues one-time submit tokens: a form gets one when it renders and sends it as its Idempotency-Key. */
+/**
+ * Issues one-time submit tokens: a form gets one when it renders and sends it as its Idempotency-Key. Forms are the
+ * customers'; operators' tools and other clients generate their own keys.
+ */
 @Path("/idempotency-tokens")
-@io.quarkus.security.Authenticated
+@jakarta.annotation.security.RolesAllowed(Callers.CUSTOMER)
 @Produces(MediaType.APPLICATION_JSON)
 public class TokenResource {
 
@@ -29,7 +32,8 @@ public class TokenResource {
     }
 
     @POST
-    @APIResponses({ @APIResponse(responseCode = "201"), @APIResponse(responseCode = "503") })
+    @APIResponses({ @APIResponse(responseCode = "201"), @APIResponse(responseCode = "401"),
+            @APIResponse(responseCode = "403"), @APIResponse(responseCode = "503") })
     public Uni<Response> issue() {
         return tokens.issue(callers.current().scope())
                 .map(t -> Response.status(201).entity(new Issued(t.token, t.expiresAt)).build());
