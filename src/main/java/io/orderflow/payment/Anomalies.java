@@ -40,6 +40,24 @@ public class Anomalies {
                 .replaceWithVoid();
     }
 
+    /**
+     * A signed event that could not be read as a valid notification: recorded once per body ({@code eventKey} is
+     * its event id when that was readable, else a hash of the body), never applied.
+     */
+    public Uni<Void> recordInvalid(String provider, java.util.UUID orderId, String eventKey, String detail) {
+        return db.execute("insert into payment_anomalies (order_id, provider, event_id, kind, detail, at)"
+                + " values ($1, $2, $3, $4, $5, $6) on conflict (provider, event_id, kind) do nothing",
+                Tuple.from(java.util.Arrays.asList(orderId, provider, eventKey, PaymentAnomaly.Kind.INVALID_EVENT.label,
+                        detail, Db.ts(times.now()))))
+                .invoke(rows -> {
+                    if (rows.rowCount() == 1) {
+                        registry.counter("orderflow.payments.anomalies", "kind", PaymentAnomaly.Kind.INVALID_EVENT.label)
+                                .increment();
+                    }
+                })
+                .replaceWithVoid();
+    }
+
     /** Oldest first, {@code limit} at a time after the anomaly with id {@code after}. */
     public Uni<List<PaymentAnomaly>> page(long after, int limit) {
         return Panache.withSession(() -> PaymentAnomaly.<PaymentAnomaly>find("id > ?1", Sort.by("id"), after)

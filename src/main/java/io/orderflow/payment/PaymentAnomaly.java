@@ -19,6 +19,7 @@ public class PaymentAnomaly extends PanacheEntityBase {
         AMOUNT_MISMATCH("amount-mismatch"),
         DOUBLE_CAPTURE("double-capture"),
         STALE_EVENT("stale-event"),
+        INVALID_EVENT("invalid-event"),
         UNKNOWN_ORDER("unknown-order");
 
         public final String label;

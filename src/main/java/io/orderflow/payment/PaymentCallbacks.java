@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.orderflow.common.Reply;
 import io.orderflow.common.Times;
+import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
+import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
+import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.idempotency.KeyClaim;
 import io.orderflow.idempotency.KeyedRequest;
 import io.orderflow.idempotency.Tier;
@@ -26,6 +29,7 @@ import jakarta.ws.rs.core.MediaType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Receives provider notifications so that any number of deliveries has the effect of one. The provider's event id
@@ -42,9 +46,11 @@ public class PaymentCallbacks {
     private final ObjectMapper json;
     private final ObjectReader eventReader;
     private final Times times;
+    private final ProblemMapper problems;
 
     public PaymentCallbacks(PaymentsConfig config, IdempotencyGate gate, OrderService orders, Anomalies anomalies,
-            ObjectMapper json, Times times) {
+            ObjectMapper json, Times times, ProblemMapper problems) {
+        this.problems = problems;
         this.config = config;
         this.gate = gate;
         this.orders = orders;
@@ -62,7 +68,12 @@ public class PaymentCallbacks {
             throw ProblemException.of(ProblemType.NOT_FOUND, "No payment provider named " + providerName);
         }
         SignatureVerifier.verify(SignatureVerifier.parse(signatureHeader), rawBody, provider, times.now());
-        ProviderEvent event = parse(rawBody).validated();
+        ProviderEvent event;
+        try {
+            event = parse(rawBody).validated();
+        } catch (ProblemException invalid) {
+            return acknowledgeInvalid(providerName, rawBody, invalid.problem());
+        }
         KeyedRequest keyed = new KeyedRequest(event.eventId(), true, "provider:" + providerName,
                 "POST /payments/{provider}/callbacks", "", rawBody, Tier.PAYMENTS, event.order());
         return gate.execute(keyed, claim -> apply(providerName, event, claim));
@@ -105,12 +116,37 @@ public class PaymentCallbacks {
 
     private Reply ack(ProviderEvent event, TransitionResult result) {
         String outcome = result.applied() ? "applied" : isDoubleCapture(event, result) ? "double-capture" : "duplicate";
+        return render(new CallbackAck(event.eventId(), result.order().id(), outcome, result.order().status()));
+    }
+
+    private Reply render(CallbackAck ack) {
         try {
-            byte[] body = json.writeValueAsBytes(
-                    new CallbackAck(event.eventId(), result.order().id(), outcome, result.order().status()));
-            return new Reply(200, MediaType.APPLICATION_JSON, Map.of(), body);
+            return new Reply(200, MediaType.APPLICATION_JSON, Map.of(), json.writeValueAsBytes(ack));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A signed event we cannot apply as sent (garbled JSON, a control character, a missing field): the provider
+     * would re-send it for days on any non-2xx, so it is recorded as an anomaly for operators and acknowledged.
+     */
+    private Uni<Reply> acknowledgeInvalid(String provider, byte[] rawBody, Problem refusal) {
+        ProviderEvent readable = readable(rawBody);
+        String eventId = readable != null && ProviderEvent.isValidId(readable.eventId()) ? readable.eventId() : null;
+        UUID orderId = readable != null && ProviderEvent.isUuid(readable.orderId()) ? readable.order() : null;
+        String eventKey = eventId != null ? eventId : "sha256:" + IdempotencyKeys.fingerprint(rawBody);
+        Object field = refusal.members().get("field");
+        String detail = refusal.detail() + (field == null ? "" : " (field " + field + ")");
+        return anomalies.recordInvalid(provider, orderId, eventKey, detail)
+                .map(ignored -> render(new CallbackAck(eventKey, orderId, "invalid", null)));
+    }
+
+    private ProviderEvent readable(byte[] rawBody) {
+        try {
+            return eventReader.readValue(rawBody);
+        } catch (IOException | RuntimeException e) {
+            return null;
         }
     }
 
@@ -122,7 +158,7 @@ public class PaymentCallbacks {
             }
             return event;
         } catch (IOException e) {
-            throw ProblemException.of(ProblemType.MALFORMED_BODY, "The callback body is not the expected JSON");
+            throw new ProblemException(problems.toProblem(e));
         }
     }
 }

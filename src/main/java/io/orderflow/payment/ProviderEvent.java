@@ -17,7 +17,7 @@ public record ProviderEvent(String eventId, String type, String orderId, Long am
 
     /** Checks the fields a valid notification must have; answers 400 otherwise. */
     public ProviderEvent validated() {
-        require(eventId != null && !eventId.isBlank() && eventId.length() <= MAX_ID, "eventId");
+        require(isValidId(eventId), "eventId");
         require(type != null && TYPES.contains(type), "type (PAYMENT_SUCCEEDED, PAYMENT_FAILED or REFUND_SUCCEEDED)");
         require(orderId != null && isUuid(orderId), "orderId");
         require(amount != null && amount >= 0, "amount (minor units, 0 or more)");
@@ -36,7 +36,14 @@ public record ProviderEvent(String eventId, String type, String orderId, Long am
         return UUID.fromString(orderId);
     }
 
-    private static boolean isUuid(String value) {
+    static boolean isValidId(String id) {
+        return id != null && !id.isBlank() && id.length() <= MAX_ID;
+    }
+
+    static boolean isUuid(String value) {
+        if (value == null) {
+            return false;
+        }
         try {
             UUID.fromString(value);
             return value.length() == 36;
