@@ -2,44 +2,39 @@ package io.orderflow.common;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.RowSet;
-import io.vertx.mutiny.sqlclient.Tuple;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
+import java.util.function.Function;
+import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
- * The reactive PostgreSQL pool, as the hot paths use it: one prepared statement per round trip, no explicit
- * BEGIN/COMMIT where a single statement (with data-modifying CTEs) is already atomic. Counts the statements it
- * sends ({@code orderflow_db_statements_total}) so tests and operators can see which requests reach the database.
+ * The one way into PostgreSQL: Hibernate Reactive stateless sessions on the reactive pool, one per unit of work.
+ * Repositories hand it their work (an HQL read, a native single-statement write); a unit of work is one statement
+ * (one round trip) on the hot paths, without explicit BEGIN/COMMIT where a single statement (with data-modifying
+ * CTEs) is already atomic. Counts the units it runs ({@code orderflow_db_statements_total}).
  *
- * <p>Load shedding: at most {@link DbConfig#maxPending()} statements wait at once; beyond that a request fails at
- * once with 503 and Retry-After ({@code orderflow_db_shed_total}). Every statement has a timeout. A statement that
- * timed out may still have committed: that is safe, because its retry is answered by the idempotency layers.
+ * <p>Load shedding: at most {@link DbConfig#maxPending()} units wait at once; beyond that a request fails at once
+ * with 503 and Retry-After ({@code orderflow_db_shed_total}). Every unit has a timeout. A statement that timed out
+ * may still have committed: that is safe, because its retry is answered by the idempotency layers.
  */
 @ApplicationScoped
 public class Db {
 
-    private final Pool pool;
+    private final Mutiny.SessionFactory sessions;
     private final DbConfig config;
     private final Counter statements;
     private final Counter shed;
     private final AtomicInteger pending = new AtomicInteger();
 
-    public Db(Pool pool, DbConfig config, MeterRegistry registry) {
-        this.pool = pool;
+    public Db(Mutiny.SessionFactory sessions, DbConfig config, MeterRegistry registry) {
+        this.sessions = sessions;
         this.config = config;
         this.statements = Counter.builder("orderflow.db.statements")
-                .description("SQL statements sent by the order, payment and idempotency repositories")
+                .description("Units of database work (one statement each on the hot paths) sent by the repositories")
                 .register(registry);
         this.shed = Counter.builder("orderflow.db.shed")
                 .description("Statements refused with 503 because too many were already waiting")
@@ -47,15 +42,8 @@ public class Db {
         registry.gauge("orderflow.db.pending", pending);
     }
 
-    public Uni<RowSet<Row>> execute(String sql, Tuple params) {
-        return bounded(() -> pool.preparedQuery(sql).execute(params));
-    }
-
-    public Uni<RowSet<Row>> execute(String sql) {
-        return bounded(() -> pool.preparedQuery(sql).execute());
-    }
-
-    private Uni<RowSet<Row>> bounded(Supplier<Uni<RowSet<Row>>> statement) {
+    /** Runs {@code work} in a stateless session of its own (no persistence context, autocommit). */
+    public <T> Uni<T> run(Function<Mutiny.StatelessSession, Uni<T>> work) {
         return Uni.createFrom().deferred(() -> {
             if (pending.incrementAndGet() > config.maxPending()) {
                 pending.decrementAndGet();
@@ -64,17 +52,8 @@ public class Db {
                         "The service is at capacity; retry shortly"), "1"));
             }
             statements.increment();
-            return statement.get().ifNoItem().after(config.statementTimeout()).fail()
+            return sessions.withStatelessSession(work).ifNoItem().after(config.statementTimeout()).fail()
                     .onTermination().invoke(pending::decrementAndGet);
         });
-    }
-
-    public static OffsetDateTime ts(Instant instant) {
-        return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
-    }
-
-    public static Instant instant(Row row, String column) {
-        OffsetDateTime value = row.getOffsetDateTime(column);
-        return value == null ? null : value.toInstant();
     }
 }

@@ -68,9 +68,9 @@ public class IdempotencyGate {
     private Uni<Reply> throughLayers(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
         return shutter.claimOrAwait(claim).chain(peek -> switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
-            case IN_FLIGHT -> answerInFlight(claim);
+            case IN_FLIGHT -> answerInFlight(request, claim);
             case CLAIMED, UNAVAILABLE -> tokens.redeemIfToken(claim.key(), request.caller(), claim.scope())
-                    .chain(() -> runOnDatabase(claim, action))
+                    .chain(() -> runOnDatabase(request, claim, action))
                     .onFailure().call(() -> shutter.release(claim));
         });
     }
@@ -99,24 +99,25 @@ public class IdempotencyGate {
     }
 
     /** Redis says someone still holds the key after the wait; the database knows whether they have finished. */
-    private Uni<Reply> answerInFlight(KeyClaim claim) {
+    private Uni<Reply> answerInFlight(KeyedRequest request, KeyClaim claim) {
         return repository.find(claim.scope(), claim.key()).map(existing -> {
             if (existing == null || existing.state() == DedupRecord.State.PENDING) {
                 metrics.inFlight();
                 throw new ProblemException(Problem.of(ProblemType.REQUEST_IN_FLIGHT,
                         "The first request with this key has not finished; retry after a moment"), "1");
             }
-            return replay(claim, existing);
+            return replay(request, claim, existing);
         });
     }
 
-    private Uni<Reply> runOnDatabase(KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
+    private Uni<Reply> runOnDatabase(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
         return action.apply(claim)
                 .onFailure(failure -> !isDuplicateKeyFailure(failure) && problems.toProblem(failure).isFinal())
                 .recoverWithItem(problems::toReply)
-                .chain(reply -> claim.isRecorded() ? Uni.createFrom().item(reply) : store(claim, reply))
+                .chain(reply -> claim.isRecorded() ? Uni.createFrom().item(reply) : store(request, claim, reply))
                 .onFailure(IdempotencyGate::isDuplicateKeyFailure)
-                .recoverWithUni(() -> repository.find(claim.scope(), claim.key()).map(found -> replay(claim, found)))
+                .recoverWithUni(() -> repository.find(claim.scope(), claim.key())
+                        .map(found -> replay(request, claim, found)))
                 .invoke(reply -> rememberInBackground(claim, reply));
     }
 
@@ -131,13 +132,13 @@ public class IdempotencyGate {
     }
 
     /** Stores an outcome that wrote no business row (a duplicate, a business failure); a racer may have won. */
-    private Uni<Reply> store(KeyClaim claim, Reply reply) {
+    private Uni<Reply> store(KeyedRequest request, KeyClaim claim, Reply reply) {
         return repository.insertOrFind(claim.record(reply))
-                .map(winner -> winner == null ? reply : replay(claim, winner));
+                .map(winner -> winner == null ? reply : replay(request, claim, winner));
     }
 
-    private Reply replay(KeyClaim claim, DedupRecord existing) {
-        if (existing == null || existing.reply() == null) {
+    private Reply replay(KeyedRequest request, KeyClaim claim, DedupRecord existing) {
+        if (existing == null || !existing.answered()) {
             throw new ProblemException(Problem.of(ProblemType.REQUEST_IN_FLIGHT,
                     "The first request with this key has not finished; retry after a moment"), "1");
         }
@@ -146,7 +147,11 @@ public class IdempotencyGate {
             throw ProblemException.of(ProblemType.IDEMPOTENCY_KEY_EXPIRED,
                     "This key was used more than its retention ago; send a new key for a new request");
         }
-        return answerRepeat(claim, existing.fingerprint(), existing.reply(), IdempotencyMetrics.Layer.DATABASE);
+        if (!claim.fingerprint().equals(existing.fingerprint())) {
+            return answerRepeat(claim, existing.fingerprint(), null, IdempotencyMetrics.Layer.DATABASE);
+        }
+        Reply first = existing.reply() != null ? existing.reply() : request.renderResult().apply(existing.result());
+        return answerRepeat(claim, existing.fingerprint(), first, IdempotencyMetrics.Layer.DATABASE);
     }
 
     private static ProblemException reused() {

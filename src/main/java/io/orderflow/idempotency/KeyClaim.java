@@ -1,13 +1,15 @@
 package io.orderflow.idempotency;
 
 import io.orderflow.common.Reply;
+import io.orderflow.common.SameStatementWrite;
 import java.time.Instant;
+import java.util.Map;
 import java.util.UUID;
 
 /**
  * A request's claim on its idempotency key: who and what it is for (scope), the key, the body's fingerprint and
- * when the record will expire. A business write that records the claim in its own statement calls
- * {@link #recordWith}; the gate stores the outcome itself otherwise.
+ * when the record will expire. A business write carries {@link #sameStatementRecord} in its own statement and
+ * calls {@link #markRecorded}; the gate stores the outcome itself otherwise.
  */
 public final class KeyClaim {
 
@@ -31,12 +33,30 @@ public final class KeyClaim {
         this.orderId = orderId;
     }
 
-    /** The record to write in the same statement as the business change that produced {@code reply}. */
-    public DedupRecord recordWith(Reply reply, UUID orderId) {
-        return record(reply, orderId);
+    /**
+     * The idempotency record, written by the business statement itself: it keeps the business row the statement
+     * wrote (its {@code to_jsonb}) as the request's result, so the record and the change commit together or not at
+     * all, in one round trip.
+     */
+    public SameStatementWrite sameStatementRecord() {
+        return new SameStatementWrite() {
+            @Override
+            public String sql(String rows) {
+                return "insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, order_id, result,"
+                        + " created_at, expires_at) select :k_scope, :k_key, :k_tier, 'DONE', :k_fingerprint, r.id,"
+                        + " to_jsonb(r), cast(:k_created as timestamptz), cast(:k_expires as timestamptz) from "
+                        + rows + " r";
+            }
+
+            @Override
+            public Map<String, Object> parameters() {
+                return Map.of("k_scope", scope, "k_key", key, "k_tier", tier.name(), "k_fingerprint", fingerprint,
+                        "k_created", createdAt, "k_expires", expiresAt);
+            }
+        };
     }
 
-    /** Called once the statement carrying {@link #recordWith}'s record has committed. */
+    /** Called once the statement carrying {@link #sameStatementRecord} has committed. */
     public void markRecorded() {
         recorded = true;
     }
@@ -47,12 +67,9 @@ public final class KeyClaim {
 
     /** The record of an outcome that wrote no business row (a duplicate, a business failure). */
     DedupRecord record(Reply reply) {
-        return record(reply, orderId);
-    }
-
-    DedupRecord record(Reply reply, UUID orderId) {
         DedupRecord.State state = reply.status() < 400 ? DedupRecord.State.DONE : DedupRecord.State.FAILED;
-        return new DedupRecord(scope, key, tier.name(), state, fingerprint, orderId, reply, createdAt, expiresAt);
+        return new DedupRecord(scope, key, tier.name(), state, fingerprint, orderId, null, reply, createdAt,
+                expiresAt);
     }
 
     public String scope() {

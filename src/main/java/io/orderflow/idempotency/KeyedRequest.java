@@ -11,7 +11,10 @@ package io.orderflow.idempotency;
  * @param canonicalBody the request body in canonical form, fingerprinted to catch a key reused for another request
  * @param tier the business tier that decides how long the record is kept
  * @param orderId the order the request is about, when known: recorded with the outcome for audits
+ * @param renderResult renders the business row a first request's write stored with its record (the JSON of the
+ *        row, see {@link KeyClaim#sameStatementRecord}) into the answer, exactly as the first request rendered it
  */
 public record KeyedRequest(String key, boolean required, String caller, String operation, String target,
-        byte[] canonicalBody, Tier tier, java.util.UUID orderId) {
+        byte[] canonicalBody, Tier tier, java.util.UUID orderId,
+        java.util.function.Function<String, io.orderflow.common.Reply> renderResult) {
 }

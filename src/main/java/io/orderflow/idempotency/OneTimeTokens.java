@@ -3,7 +3,7 @@ package io.orderflow.idempotency;
 import io.orderflow.common.Times;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
-import io.quarkus.hibernate.reactive.panache.Panache;
+import io.orderflow.common.Db;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.mutiny.Uni;
@@ -30,10 +30,12 @@ public class OneTimeTokens {
         Duration ttl();
     }
 
+    private final Db db;
     private final Config config;
     private final Times times;
 
-    public OneTimeTokens(Config config, Times times) {
+    public OneTimeTokens(Db db, Config config, Times times) {
+        this.db = db;
         this.config = config;
         this.times = times;
     }
@@ -46,7 +48,7 @@ public class OneTimeTokens {
         token.caller = caller;
         token.issuedAt = times.now();
         token.expiresAt = token.issuedAt.plus(config.ttl());
-        return Panache.withTransaction(token::persist).replaceWith(token);
+        return db.run(session -> session.insert(token)).replaceWith(token);
     }
 
     /**
@@ -57,10 +59,9 @@ public class OneTimeTokens {
         if (!key.startsWith(PREFIX)) {
             return Uni.createFrom().voidItem();
         }
-        return Panache.withTransaction(() -> SubmitToken.update("consumedScope = ?1, consumedAt = ?2"
-                + " where token = ?3 and caller = ?4"
-                + " and ((consumedScope is null and expiresAt > ?2) or consumedScope = ?1)",
-                scope, times.now(), key, caller))
+        return db.run(session -> session.createNamedQuery(SubmitToken.REDEEM)
+                .setParameter("scope", scope).setParameter("now", times.now()).setParameter("token", key)
+                .setParameter("caller", caller).executeUpdate())
                 .map(updated -> {
                     if (updated != 1) {
                         throw ProblemException.of(ProblemType.TOKEN_INVALID,

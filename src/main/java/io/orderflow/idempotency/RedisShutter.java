@@ -11,9 +11,6 @@ import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
@@ -178,19 +175,13 @@ public class RedisShutter {
         }
         if (previous.startsWith(DONE)) {
             JsonObject stored = new JsonObject(previous.substring(DONE.length()));
-            Map<String, String> headers = new LinkedHashMap<>();
-            stored.getJsonObject("h").forEach(e -> headers.put(e.getKey(), String.valueOf(e.getValue())));
-            Reply reply = new Reply(stored.getInteger("s"), stored.getString("c"), headers,
-                    Base64.getDecoder().decode(stored.getString("b")));
-            return new Peek(Peek.Kind.DONE, stored.getString("f"), reply);
+            return new Peek(Peek.Kind.DONE, stored.getString("f"), ReplyCodec.decode(stored));
         }
         String fingerprint = previous.startsWith(PENDING) ? previous.substring(PENDING.length()) : null;
         return new Peek(Peek.Kind.IN_FLIGHT, fingerprint, null);
     }
 
     private static String encode(String fingerprint, Reply reply) {
-        return new JsonObject().put("f", fingerprint).put("s", reply.status()).put("c", reply.contentType())
-                .put("h", new JsonObject(Map.<String, Object>copyOf(reply.headers())))
-                .put("b", Base64.getEncoder().encodeToString(reply.body())).encode();
+        return ReplyCodec.encode(reply).put("f", fingerprint).encode();
     }
 }

@@ -3,12 +3,10 @@ package io.orderflow.payment;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
 import io.orderflow.common.Times;
-import io.quarkus.hibernate.reactive.panache.Panache;
-import io.quarkus.panache.common.Sort;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Records and lists payment anomalies. A record is written once per (provider, event, kind) however often the
@@ -28,12 +26,15 @@ public class Anomalies {
     }
 
     public Uni<Void> record(String provider, ProviderEvent event, PaymentAnomaly.Kind kind, String detail) {
-        return db.execute("insert into payment_anomalies (order_id, provider, event_id, provider_txn_id, kind, detail,"
-                + " at) values ($1, $2, $3, $4, $5, $6, $7) on conflict (provider, event_id, kind) do nothing",
-                Tuple.from(List.of(event.order(), provider, event.eventId(), event.providerTxnId(), kind.label, detail,
-                        Db.ts(times.now()))))
-                .invoke(rows -> {
-                    if (rows.rowCount() == 1) {
+        return db.run(session -> session.createNativeQuery("insert into payment_anomalies (order_id, provider,"
+                + " event_id, provider_txn_id, kind, detail, at) values (:order, :provider, :event, :txn, :kind,"
+                + " :detail, cast(:at as timestamptz)) on conflict (provider, event_id, kind) do nothing")
+                .setParameter("order", event.order()).setParameter("provider", provider)
+                .setParameter("event", event.eventId()).setParameter("txn", event.providerTxnId())
+                .setParameter("kind", kind.label).setParameter("detail", detail).setParameter("at", times.now())
+                .executeUpdate())
+                .invoke(inserted -> {
+                    if (inserted == 1) {
                         registry.counter("orderflow.payments.anomalies", "kind", kind.label).increment();
                     }
                 })
@@ -44,15 +45,21 @@ public class Anomalies {
      * A signed event that could not be read as a valid notification: recorded once per body ({@code eventKey} is
      * its event id when that was readable, else a hash of the body), never applied.
      */
-    public Uni<Void> recordInvalid(String provider, java.util.UUID orderId, String eventKey, String detail) {
-        return db.execute("insert into payment_anomalies (order_id, provider, event_id, kind, detail, at)"
-                + " values ($1, $2, $3, $4, $5, $6) on conflict (provider, event_id, kind) do nothing",
-                Tuple.from(java.util.Arrays.asList(orderId, provider, eventKey, PaymentAnomaly.Kind.INVALID_EVENT.label,
-                        detail, Db.ts(times.now()))))
-                .invoke(rows -> {
-                    if (rows.rowCount() == 1) {
-                        registry.counter("orderflow.payments.anomalies", "kind", PaymentAnomaly.Kind.INVALID_EVENT.label)
-                                .increment();
+    public Uni<Void> recordInvalid(String provider, UUID orderId, String eventKey, String detail) {
+        String kind = PaymentAnomaly.Kind.INVALID_EVENT.label;
+        // an unreadable order id is stored as null (a parameter bound to null would have no type to infer)
+        String order = orderId == null ? "null" : ":order";
+        return db.run(session -> {
+            var insert = session.createNativeQuery("insert into payment_anomalies (order_id, provider, event_id,"
+                    + " kind, detail, at) values (" + order + ", :provider, :event, :kind, :detail,"
+                    + " cast(:at as timestamptz)) on conflict (provider, event_id, kind) do nothing")
+                    .setParameter("provider", provider).setParameter("event", eventKey).setParameter("kind", kind)
+                    .setParameter("detail", detail).setParameter("at", times.now());
+            return (orderId == null ? insert : insert.setParameter("order", orderId)).executeUpdate();
+        })
+                .invoke(inserted -> {
+                    if (inserted == 1) {
+                        registry.counter("orderflow.payments.anomalies", "kind", kind).increment();
                     }
                 })
                 .replaceWithVoid();
@@ -60,7 +67,6 @@ public class Anomalies {
 
     /** Oldest first, {@code limit} at a time after the anomaly with id {@code after}. */
     public Uni<List<PaymentAnomaly>> page(long after, int limit) {
-        return Panache.withSession(() -> PaymentAnomaly.<PaymentAnomaly>find("id > ?1", Sort.by("id"), after)
-                .page(0, limit).list());
+        return db.run(session -> session.createNamedQuery(PaymentAnomaly.PAGE, PaymentAnomaly.class).setParameter("after", after).setMaxResults(limit).getResultList());
     }
 }

@@ -19,6 +19,7 @@ import io.orderflow.order.OrderService;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.TransitionResult;
 import io.orderflow.order.domain.EventDetails;
+import io.orderflow.order.domain.AmountMismatchException;
 import io.orderflow.order.domain.IllegalTransitionException;
 import io.orderflow.order.domain.Order;
 import io.orderflow.order.domain.OrderEvent;
@@ -75,36 +76,30 @@ public class PaymentCallbacks {
             return acknowledgeInvalid(providerName, rawBody, invalid.problem());
         }
         KeyedRequest keyed = new KeyedRequest(event.eventId(), true, "provider:" + providerName,
-                "POST /payments/{provider}/callbacks", "", rawBody, Tier.PAYMENTS, event.order());
+                "POST /payments/{provider}/callbacks", "", rawBody, Tier.PAYMENTS, event.order(),
+                row -> ack(event, new TransitionResult(orders.recordedOrder(row), true)));
         return gate.execute(keyed, claim -> apply(providerName, event, claim));
     }
 
     private Uni<Reply> apply(String provider, ProviderEvent event, KeyClaim claim) {
         TransitionCommand command = new TransitionCommand(event.order(), event.event(),
-                new EventDetails.ProviderReport(provider, event.providerTxnId()), null, provider, event.eventId(), null);
-        return orders.transition(command, claim, result -> ack(event, result),
-                        order -> sameAmount(provider, event, order))
+                new EventDetails.ProviderReport(provider, event.providerTxnId(), event.amount(), event.currency()),
+                null, provider, event.eventId(), null);
+        return orders.transition(command, claim, result -> ack(event, result))
                 .onFailure(OrderNotFoundException.class).call(() -> anomalies.record(provider, event,
                         PaymentAnomaly.Kind.UNKNOWN_ORDER, "No order " + event.orderId()))
                 .onFailure(IllegalTransitionException.class).call(failure -> anomalies.record(provider, event,
                         PaymentAnomaly.Kind.STALE_EVENT, failure.getMessage()))
+                .onFailure(AmountMismatchException.class).call(failure -> anomalies.record(provider, event,
+                        PaymentAnomaly.Kind.AMOUNT_MISMATCH, failure.getMessage()))
+                .onFailure(AmountMismatchException.class).transform(failure -> ProblemException.of(
+                        ProblemType.AMOUNT_MISMATCH, failure.getMessage()))
                 .call(done -> isDoubleCapture(event, done.result())
                         ? anomalies.record(provider, event, PaymentAnomaly.Kind.DOUBLE_CAPTURE,
                                 "Captured again as " + event.providerTxnId() + " after "
                                         + done.result().order().payment().providerTxnId() + "; a refund is owed")
                         : Uni.createFrom().voidItem())
                 .map(OrderService.Transitioned::reply);
-    }
-
-    /** The provider must report the order's own amount and currency; otherwise nothing moves (422, an anomaly). */
-    private Uni<Void> sameAmount(String provider, ProviderEvent event, Order order) {
-        if (order.amount() == event.amount() && order.currency().equals(event.currency())) {
-            return Uni.createFrom().voidItem();
-        }
-        String detail = "The provider reported " + event.amount() + " " + event.currency() + " for an order of "
-                + order.amount() + " " + order.currency();
-        return anomalies.record(provider, event, PaymentAnomaly.Kind.AMOUNT_MISMATCH, detail)
-                .chain(() -> Uni.createFrom().failure(ProblemException.of(ProblemType.AMOUNT_MISMATCH, detail)));
     }
 
     /** A success with another transaction id for an order already paid: the customer was charged twice. */

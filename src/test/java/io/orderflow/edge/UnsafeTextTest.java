@@ -11,7 +11,6 @@ import io.orderflow.support.Callbacks;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -121,7 +120,8 @@ class UnsafeTextTest {
 
     @Test
     void shouldAnswerADataErrorOfPostgresqlWith400() {
-        Throwable refused = db.execute("select $1::text", Tuple.of("A\u0000B")).map(rows -> (Throwable) null)
+        Throwable refused = db.run(session -> session.createNativeQuery("select cast(:text as text)")
+                .setParameter("text", "A\u0000B").getSingleResult()).map(rows -> (Throwable) null)
                 .onFailure().recoverWithItem(failure -> failure).await().atMost(Duration.ofSeconds(30));
         var problem = problems.toProblem(refused);
         assertEquals(400, problem.status(), String.valueOf(refused));

@@ -185,7 +185,7 @@ class FaultInjectionTest {
     private static void awaitCasBlockedOnLock() throws InterruptedException {
         for (int i = 0; i < 200; i++) {
             if (Sql.count("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
-                    + " and query like 'with moved as%'") > 0) {
+                    + " and query like 'with rule %'") > 0) {
                 return;
             }
             Thread.sleep(50);
@@ -196,7 +196,7 @@ class FaultInjectionTest {
     private static void awaitNoCasRunning() throws InterruptedException {
         for (int i = 0; i < 200; i++) {
             if (Sql.count("select count(*) from pg_stat_activity where state = 'active'"
-                    + " and query like 'with moved as%'") == 0) {
+                    + " and query like 'with rule %'") == 0) {
                 return;
             }
             Thread.sleep(50);

@@ -76,8 +76,9 @@ class LifecycleModelTest {
             }
             OrderEvent event = EVENTS[random.nextInt(EVENTS.length)];
             String txn = random.nextInt(4) == 0 ? "txn-" + UUID.randomUUID() : "txn-" + id;
-            Supplier<Response> send = request(id, customer, event, txn, random);
-            LifecycleModel.Expected expected = model.apply(event, txn);
+            String details = details(event, random);
+            Supplier<Response> send = request(id, customer, event, details, txn, random);
+            LifecycleModel.Expected expected = model.apply(event, details, txn);
             List<Response> answers = dice == 9 ? Parallel.run(2, twin -> send.get()) : List.of(send.get());
             for (Response answer : answers) {
                 trace.add(event + " → " + answer.statusCode() + " (model " + expected.status() + ")");
@@ -113,19 +114,34 @@ class LifecycleModelTest {
             if (outcome != null && !outcome.equals(expected.outcome())) {
                 return "callback outcome " + outcome + " but the model says " + expected.outcome();
             }
+        } else if (expected.problem() != null) {
+            String type = answer.path("type");
+            if (type == null || !type.endsWith("/" + expected.problem())) {
+                return "problem " + type + " but the model says " + expected.problem();
+            }
         }
         return null;
     }
 
+    /** What a request asks for besides its event; repeats of SHIP and CANCEL sometimes ask for something else. */
+    private static String details(OrderEvent event, Random random) {
+        return switch (event) {
+            case SHIP -> "DHL/" + (random.nextBoolean() ? "JD1" : "JD2");
+            case CANCEL -> new String[] { "model", "changed my mind", null }[random.nextInt(3)];
+            default -> null;
+        };
+    }
+
     /** The request that asks for {@code event}: a keyed API call by the right role, or a signed callback. */
-    private static Supplier<Response> request(String id, String customer, OrderEvent event, String txn,
-            Random random) {
+    private static Supplier<Response> request(String id, String customer, OrderEvent event, String details,
+            String txn, Random random) {
         String key = newKey();
         return switch (event) {
             case PAY -> () -> Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key)
                     .body(payBody()).post("/orders/" + id + "/pay");
             case SHIP -> () -> Auth.operator().contentType(ContentType.JSON).header("Idempotency-Key", key)
-                    .body(shipBody()).post("/orders/" + id + "/ship");
+                    .body(Map.of("carrier", details.split("/")[0], "trackingNumber", details.split("/")[1]))
+                    .post("/orders/" + id + "/ship");
             case DELIVER -> () -> Auth.operator().contentType(ContentType.JSON).header("Idempotency-Key", key)
                     .body(Map.of()).post("/orders/" + id + "/deliver");
             case CANCEL -> {
@@ -133,7 +149,8 @@ class LifecycleModelTest {
                 String token = random.nextBoolean() ? Auth.token("customer", customer)
                         : Auth.token("operator", "ops-1");
                 yield () -> io.restassured.RestAssured.given().auth().oauth2(token).contentType(ContentType.JSON)
-                        .header("Idempotency-Key", key).body(Map.of("reason", "model"))
+                        .header("Idempotency-Key", key)
+                        .body(details == null ? Map.of() : Map.of("reason", details))
                         .post("/orders/" + id + "/cancel");
             }
             case PAYMENT_SUCCEEDED, PAYMENT_FAILED, REFUND_SUCCEEDED -> {

@@ -316,9 +316,10 @@ public final class InvariantChecker {
             List<Violation> out) throws SQLException {
         try (PreparedStatement ps = scope.prepare("select k.scope, k.idem_key, k.state, k.order_id,"
                 + " o.id is not null as order_exists,"
-                + " coalesce(k.response_headers ->> 'Idempotent-Replayed', '') = 'true' as replayed"
+                + " coalesce(k.reply -> 'h' ->> 'Idempotent-Replayed', '') = 'true' as replayed"
                 + " from idempotency_keys k left join orders o on o.id = k.order_id"
-                + " where k.order_id is not null and k.response_status between 200 and 299"
+                + " where k.order_id is not null and (k.result is not null"
+                + " or (k.reply ->> 's')::int between 200 and 299)"
                 + " and k.state in ('DONE', 'EXPIRED') and " + scope.on("k.order_id"), 1);
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

@@ -160,10 +160,10 @@ class InvariantCheckerTest {
         record("customer:c-1 POST /orders ", "k-lost", UUID.randomUUID(), false);
         // a duplicate's stored answer, or a business failure's, names the order without an effect of its own: fine
         record("operator:ops-1 POST /orders/{id}/cancel " + id, "k-dup", id, true);
-        update("insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, order_id, response_status,"
-                + " response_content_type, response_headers, response_body, created_at, expires_at, expired_at)"
-                + " values (?, 'k-409', 'ORDERS', 'EXPIRED', 'f', ?, 409, 'application/problem+json', '{}'::jsonb,"
-                + " '\\x7b7d'::bytea, now() - interval '8 days', now() - interval '1 day', now())",
+        update("insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, order_id, reply,"
+                + " created_at, expires_at, expired_at) values (?, 'k-409', 'ORDERS', 'EXPIRED', 'f', ?,"
+                + " '{\"s\": 409, \"c\": \"application/problem+json\", \"h\": {}, \"b\": \"e30=\"}'::jsonb,"
+                + " now() - interval '8 days', now() - interval '1 day', now())",
                 "operator:ops-1 POST /orders/{id}/deliver " + id, id);
 
         List<Violation> violations = checker.check();
@@ -281,11 +281,12 @@ class InvariantCheckerTest {
     }
 
     private void record(String scope, String key, UUID orderId, boolean replayed) throws SQLException {
-        update("insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, order_id, response_status,"
-                + " response_content_type, response_headers, response_body, created_at, expires_at)"
-                + " values (?, ?, 'ORDERS', 'DONE', 'f', ?, 200, 'application/json', ?::jsonb, '\\x7b7d'::bytea,"
-                + " now(), now() + interval '7 days')", scope, key, orderId,
-                replayed ? "{\"Idempotent-Replayed\":\"true\"}" : "{}");
+        // a write's record keeps the row it wrote; a duplicate's keeps its rendered, replayed answer
+        update("insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, order_id, result, reply,"
+                + " created_at, expires_at) values (?, ?, 'ORDERS', 'DONE', 'f', ?, ?::jsonb, ?::jsonb,"
+                + " now(), now() + interval '7 days')", scope, key, orderId, replayed ? null : "{}",
+                replayed ? "{\"s\": 200, \"c\": \"application/json\", \"h\": {\"Idempotent-Replayed\": \"true\"},"
+                        + " \"b\": \"e30=\"}" : null);
     }
 
     private void update(String sql, Object... params) throws SQLException {

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.orderflow.order.domain.AmountMismatchException;
 import io.orderflow.order.domain.IllegalTransitionException;
+import io.orderflow.order.domain.TransitionConflictException;
 import io.orderflow.order.domain.InvalidOrderException;
 import io.orderflow.order.domain.OrderNotFoundException;
 import io.orderflow.order.domain.VersionMismatchException;
@@ -102,6 +104,14 @@ public class ProblemMapper {
                     .with("event", it.event())
                     .with("allowedEvents", it.allowedEvents());
         }
+        if (cause instanceof TransitionConflictException tc) {
+            return Problem.of(ProblemType.TRANSITION_CONFLICT, tc.getMessage())
+                    .with("event", tc.event())
+                    .with("applied", tc.applied());
+        }
+        if (cause instanceof AmountMismatchException am) {
+            return Problem.of(ProblemType.AMOUNT_MISMATCH, am.getMessage());
+        }
         if (cause instanceof InvalidOrderException io) {
             return Problem.of(ProblemType.INVALID_REQUEST, io.getMessage()).with("field", io.field());
         }
@@ -148,20 +158,15 @@ public class ProblemMapper {
 
     /** SQLSTATE class 22 (data exception: NUL in text, invalid encoding, out of range): the request's value. */
     static boolean isDataError(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof PgException pg && pg.getSqlState() != null) {
-                return pg.getSqlState().startsWith("22");
-            }
-        }
-        return false;
+        String state = sqlState(t);
+        return state != null && state.startsWith("22");
     }
 
     /** Failures that say nothing about the request: a retry later may well succeed. */
     public static boolean isTransient(Throwable t) {
-        if (t instanceof PgException pg) {
-            String state = pg.getSqlState();
-            return state != null && (state.startsWith("08") || state.startsWith("40") || state.startsWith("53")
-                    || state.startsWith("57"));
+        String state = sqlState(t);
+        if (state != null) {
+            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57");
         }
         return t instanceof ConnectException || t instanceof TimeoutException
                 || t instanceof java.util.concurrent.TimeoutException
@@ -169,6 +174,25 @@ public class ProblemMapper {
                 || t instanceof io.vertx.sqlclient.ClosedConnectionException
                 || (t instanceof IOException && !(t instanceof JsonProcessingException))
                 || (t.getCause() != null && t.getCause() != t && isTransient(t.getCause()));
+    }
+
+    /**
+     * The SQLSTATE of a database failure, as the reactive driver reports it ({@link PgException}) or as Hibernate
+     * Reactive wraps it ({@code JDBCException}); null for a failure that is not the database's answer.
+     */
+    public static String sqlState(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PgException pg && pg.getSqlState() != null) {
+                return pg.getSqlState();
+            }
+            if (t instanceof org.hibernate.JDBCException jdbc && jdbc.getSQLState() != null) {
+                return jdbc.getSQLState();
+            }
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+                return sql.getSQLState();
+            }
+        }
+        return null;
     }
 
     private static Problem fromStatus(int status) {

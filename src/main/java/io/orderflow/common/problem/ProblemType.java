@@ -19,6 +19,8 @@ public enum ProblemType {
     METHOD_NOT_ALLOWED("method-not-allowed", "Method not allowed", 405),
     NOT_ACCEPTABLE("not-acceptable", "No acceptable representation", 406),
     ILLEGAL_TRANSITION("illegal-transition", "The transition is not allowed from the order's current status", 409),
+    TRANSITION_CONFLICT("transition-conflict",
+            "The order already took this event with other details; this request was not applied", 409),
     REQUEST_IN_FLIGHT("request-in-flight", "A request with this Idempotency-Key is still being processed", 409),
     VERSION_MISMATCH("version-mismatch", "The order is not at the version named in If-Match", 412),
     PAYLOAD_TOO_LARGE("payload-too-large", "The request body is too large", 413),

@@ -80,7 +80,8 @@ public class OrderResource {
         Order order = Order.create(Ids.uuidV7(clock), customerId, request.currency(), request.lineItems(),
                 times.now());
         KeyedRequest keyed = new KeyedRequest(key, true, caller.scope(), "POST /orders", "",
-                replies.canonical(request), Tier.ORDERS, order.id());
+                replies.canonical(request), Tier.ORDERS, order.id(),
+                row -> replies.created(service.recordedOrder(row)));
         return gate.execute(keyed, claim -> service.create(order, claim, replies::created)).map(Reply::toResponse);
     }
 
@@ -185,7 +186,7 @@ public class OrderResource {
         Callers.Caller caller = callers.current();
         String operation = "POST /orders/{id}/" + event.name().toLowerCase();
         KeyedRequest keyed = new KeyedRequest(key, keyRequired, caller.scope(), operation, orderId.toString(),
-                replies.canonical(request), tier, orderId);
+                replies.canonical(request), tier, orderId, row -> replies.ok(service.recordedOrder(row)));
         return gate.execute(keyed, claim -> service.transition(
                 new TransitionCommand(orderId, event, details, version, TransitionCommand.API,
                         claim == null ? null : claim.requestKey(), caller.owner()),

@@ -1,24 +1,47 @@
 package io.orderflow.order.domain;
 
+import static io.orderflow.order.domain.OrderField.*;
+
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
 
 /**
- * What an event carries besides its name, and what it records on the order it moves. Legality is not decided
- * here (that is {@link OrderTransitions}); these only fill in the payment, shipment or cancellation parts.
+ * What an event carries besides its name: what it records on the order it moves ({@link #changes}), and what makes
+ * a repeat of it the same request ({@link #sameRequestAs}). Legality is not decided here (that is
+ * {@link OrderTransitions}).
  */
 public sealed interface EventDetails {
 
-    Order recordOn(Order moved, Instant at);
+    /**
+     * The fields the event sets (a null value clears one) when it moves an order at {@code at}. They never depend on
+     * the order's previous state, so the compare-and-set can apply them without reading the order first.
+     */
+    Map<OrderField, Object> changes(OrderEvent event, Instant at);
 
-    /** An event that records nothing but the move (DELIVER records its time on the shipment). */
+    /**
+     * Whether a repeat carrying these details asks for what {@code applied} (the details the event was applied
+     * with; null for transitions recorded before details were kept) asked for. A repeat that asks for something else
+     * is a conflict, not a duplicate: its caller must not believe its details were stored.
+     */
+    boolean sameRequestAs(EventDetails applied);
+
+    /** Whether the event agrees with the order's amount and currency (only provider reports carry an amount). */
+    default boolean agreesWithAmountOf(Order order) {
+        return true;
+    }
+
+    /** DELIVER: records its time on the shipment. */
     record None() implements EventDetails {
         @Override
-        public Order recordOn(Order moved, Instant at) {
-            if (moved.status() == OrderStatus.DELIVERED && moved.shipment() != null) {
-                Order.Shipment s = moved.shipment();
-                return moved.withShipment(new Order.Shipment(s.carrier(), s.trackingNumber(), s.shippedAt(), at));
-            }
-            return moved;
+        public Map<OrderField, Object> changes(OrderEvent event, Instant at) {
+            return event == OrderEvent.DELIVER ? fields(DELIVERED_AT, at) : Map.of();
+        }
+
+        @Override
+        public boolean sameRequestAs(EventDetails applied) {
+            return true;
         }
     }
 
@@ -33,22 +56,42 @@ public sealed interface EventDetails {
         }
 
         @Override
-        public Order recordOn(Order moved, Instant at) {
-            return moved.withPayment(new Order.Payment(provider, null, null, null));
+        public Map<OrderField, Object> changes(OrderEvent event, Instant at) {
+            return fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, null, PAID_AT, null, REFUNDED_AT, null);
+        }
+
+        @Override
+        public boolean sameRequestAs(EventDetails applied) {
+            return true;
         }
     }
 
-    /** A provider reported the outcome of a payment or a refund. */
-    record ProviderReport(String provider, String providerTxnId) implements EventDetails {
+    /**
+     * A provider reported the outcome of a payment or a refund, for {@code amount} (minor units) in
+     * {@code currency}. Provider events are told apart by their own event ids, so any two reports of one event are
+     * the same request here.
+     */
+    record ProviderReport(String provider, String providerTxnId, long amount, String currency)
+            implements EventDetails {
+
         @Override
-        public Order recordOn(Order moved, Instant at) {
-            Order.Payment p = moved.payment();
-            return switch (moved.status()) {
-                case REFUNDED -> moved.withPayment(new Order.Payment(p == null ? provider : p.provider(),
-                        p == null ? providerTxnId : p.providerTxnId(), p == null ? null : p.paidAt(), at));
-                case CREATED -> moved.withPayment(new Order.Payment(provider, null, null, null));
-                default -> moved.withPayment(new Order.Payment(provider, providerTxnId, at, null));
+        public Map<OrderField, Object> changes(OrderEvent event, Instant at) {
+            return switch (event) {
+                case PAYMENT_SUCCEEDED -> fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, providerTxnId,
+                        PAID_AT, at, REFUNDED_AT, null);
+                case REFUND_SUCCEEDED -> fields(REFUNDED_AT, at);
+                default -> fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, null, PAID_AT, null, REFUNDED_AT, null);
             };
+        }
+
+        @Override
+        public boolean sameRequestAs(EventDetails applied) {
+            return true;
+        }
+
+        @Override
+        public boolean agreesWithAmountOf(Order order) {
+            return order.amount() == amount && order.currency().equals(currency);
         }
     }
 
@@ -59,16 +102,24 @@ public sealed interface EventDetails {
             InvalidOrderException.require(carrier != null && !carrier.isBlank(), "carrier", "must not be blank");
             InvalidOrderException.require(trackingNumber != null && !trackingNumber.isBlank(), "trackingNumber",
                     "must not be blank");
-            InvalidOrderException.require(carrier.length() <= MAX_LENGTH && trackingNumber.length() <= MAX_LENGTH,
-                    "carrier", "carrier and trackingNumber must be at most " + MAX_LENGTH + " characters");
+            InvalidOrderException.require(carrier.length() <= MAX_LENGTH, "carrier",
+                    "must be at most " + MAX_LENGTH + " characters");
+            InvalidOrderException.require(trackingNumber.length() <= MAX_LENGTH, "trackingNumber",
+                    "must be at most " + MAX_LENGTH + " characters");
         }
 
         @Override
-        public Order recordOn(Order moved, Instant at) {
-            return moved.withShipment(new Order.Shipment(carrier, trackingNumber, at, null));
+        public Map<OrderField, Object> changes(OrderEvent event, Instant at) {
+            return fields(CARRIER, carrier, TRACKING_NUMBER, trackingNumber, SHIPPED_AT, at, DELIVERED_AT, null);
+        }
+
+        @Override
+        public boolean sameRequestAs(EventDetails applied) {
+            return applied == null || equals(applied);
         }
     }
 
+    /** CANCEL, with an optional reason; a repeat without a reason asks for no particular one. */
     record Cancel(String reason) implements EventDetails {
         public static final int MAX_LENGTH = 500;
 
@@ -78,8 +129,23 @@ public sealed interface EventDetails {
         }
 
         @Override
-        public Order recordOn(Order moved, Instant at) {
-            return moved.withCancellation(new Order.Cancellation(reason, at));
+        public Map<OrderField, Object> changes(OrderEvent event, Instant at) {
+            return fields(CANCEL_REASON, reason, CANCELLED_AT, at);
         }
+
+        @Override
+        public boolean sameRequestAs(EventDetails applied) {
+            return reason == null || applied == null
+                    || applied instanceof Cancel other && Objects.equals(reason, other.reason());
+        }
+    }
+
+    /** Field, value, field, value...; values may be null (the field is cleared). */
+    private static Map<OrderField, Object> fields(Object... pairs) {
+        Map<OrderField, Object> changes = new EnumMap<>(OrderField.class);
+        for (int i = 0; i < pairs.length; i += 2) {
+            changes.put((OrderField) pairs[i], pairs[i + 1]);
+        }
+        return changes;
     }
 }

@@ -2,7 +2,9 @@ package io.orderflow.order.domain;
 
 import java.time.Instant;
 import java.util.Currency;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -16,13 +18,30 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
     public static final int MAX_ITEMS = 100;
     public static final int MAX_CUSTOMER_ID_LENGTH = 64;
 
+    /** Present once a provider was chosen. */
     public record Payment(String provider, String providerTxnId, Instant paidAt, Instant refundedAt) {
+        static Payment of(Map<OrderField, Object> f) {
+            return f.get(OrderField.PAYMENT_PROVIDER) == null ? null
+                    : new Payment((String) f.get(OrderField.PAYMENT_PROVIDER), (String) f.get(OrderField.PAYMENT_TXN_ID),
+                            (Instant) f.get(OrderField.PAID_AT), (Instant) f.get(OrderField.REFUNDED_AT));
+        }
     }
 
+    /** Present once shipped. */
     public record Shipment(String carrier, String trackingNumber, Instant shippedAt, Instant deliveredAt) {
+        static Shipment of(Map<OrderField, Object> f) {
+            return f.get(OrderField.CARRIER) == null ? null
+                    : new Shipment((String) f.get(OrderField.CARRIER), (String) f.get(OrderField.TRACKING_NUMBER),
+                            (Instant) f.get(OrderField.SHIPPED_AT), (Instant) f.get(OrderField.DELIVERED_AT));
+        }
     }
 
+    /** Present once cancelled. */
     public record Cancellation(String reason, Instant cancelledAt) {
+        static Cancellation of(Map<OrderField, Object> f) {
+            return f.get(OrderField.CANCELLED_AT) == null ? null
+                    : new Cancellation((String) f.get(OrderField.CANCEL_REASON), (Instant) f.get(OrderField.CANCELLED_AT));
+        }
     }
 
     public Order {
@@ -50,31 +69,40 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
     }
 
     /**
-     * The order after {@code event}: the table's next state, version + 1, and what the event records.
+     * The order after {@code event}: the table's next state, version + 1, and what the event records
+     * ({@link EventDetails#changes}). The compare-and-set in the database computes exactly this, from the same table
+     * and the same changes.
      *
      * @throws IllegalTransitionException when the table does not take the event from this state
      */
     public Order apply(OrderEvent event, EventDetails details, Instant at) {
         OrderStatus to = OrderTransitions.next(status, event)
                 .orElseThrow(() -> new IllegalTransitionException(status, event));
-        Order moved = new Order(id, customerId, to, version + 1, currency, amount, items, payment, shipment,
-                cancellation, createdAt, at);
-        return details.recordOn(moved, at);
+        return with(to, version + 1, at, details.changes(event, at));
     }
 
-    Order withPayment(Payment payment) {
-        return new Order(id, customerId, status, version, currency, amount, items, payment, shipment, cancellation,
-                createdAt, updatedAt);
-    }
-
-    Order withShipment(Shipment shipment) {
-        return new Order(id, customerId, status, version, currency, amount, items, payment, shipment, cancellation,
-                createdAt, updatedAt);
-    }
-
-    Order withCancellation(Cancellation cancellation) {
-        return new Order(id, customerId, status, version, currency, amount, items, payment, shipment, cancellation,
-                createdAt, updatedAt);
+    /** This order with {@code changes} applied, its parts present exactly when the row's would be. */
+    private Order with(OrderStatus status, long version, Instant updatedAt, Map<OrderField, Object> changes) {
+        Map<OrderField, Object> f = new EnumMap<>(OrderField.class);
+        if (payment != null) {
+            f.put(OrderField.PAYMENT_PROVIDER, payment.provider());
+            f.put(OrderField.PAYMENT_TXN_ID, payment.providerTxnId());
+            f.put(OrderField.PAID_AT, payment.paidAt());
+            f.put(OrderField.REFUNDED_AT, payment.refundedAt());
+        }
+        if (shipment != null) {
+            f.put(OrderField.CARRIER, shipment.carrier());
+            f.put(OrderField.TRACKING_NUMBER, shipment.trackingNumber());
+            f.put(OrderField.SHIPPED_AT, shipment.shippedAt());
+            f.put(OrderField.DELIVERED_AT, shipment.deliveredAt());
+        }
+        if (cancellation != null) {
+            f.put(OrderField.CANCEL_REASON, cancellation.reason());
+            f.put(OrderField.CANCELLED_AT, cancellation.cancelledAt());
+        }
+        f.putAll(changes);
+        return new Order(id, customerId, status, version, currency, amount, items, Payment.of(f), Shipment.of(f),
+                Cancellation.of(f), createdAt, updatedAt);
     }
 
     private static boolean isIsoCurrency(String code) {

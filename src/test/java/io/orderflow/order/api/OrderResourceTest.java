@@ -81,6 +81,34 @@ class OrderResourceTest {
     }
 
     @Test
+    void shouldRefuseShipWithAnotherTrackingNumberOnAShippedOrderEvenUnderANewKeyAndNameTheAppliedOne() {
+        String id = paidOrder();
+        post(id, "ship", shipBody()).then().statusCode(200);
+        postKeyed(id, "ship", Map.of("carrier", "DHL", "trackingNumber", "JD9999"), newKey()).then()
+                .statusCode(409).contentType(PROBLEM)
+                .body("type", is(TYPES + "transition-conflict"), "event", is("SHIP"),
+                        "applied.carrier", is("DHL"), "applied.trackingNumber", is("JD0001"));
+        post(id, "ship", Map.of("carrier", "UPS", "trackingNumber", "JD0001")).then().statusCode(409)
+                .body("type", is(TYPES + "transition-conflict"));
+        Auth.operator().get("/orders/" + id).then().body("shipment.trackingNumber", is("JD0001"), "version", is(3));
+        assertEquals(1, Sql.historyCount(id, "SHIP"));
+        post(id, "ship", shipBody()).then().statusCode(200).header("Idempotent-Replayed", "true");
+    }
+
+    @Test
+    void shouldCallACancelWithoutReasonADuplicateAndOneWithAnotherReasonAConflict() {
+        String id = createOrder();
+        post(id, "cancel", Map.of("reason", "changed my mind")).then().statusCode(200);
+        post(id, "cancel", Map.of()).then().statusCode(200).header("Idempotent-Replayed", "true")
+                .body("cancellation.reason", is("changed my mind"));
+        post(id, "cancel", Map.of("reason", "changed my mind")).then().statusCode(200)
+                .header("Idempotent-Replayed", "true");
+        post(id, "cancel", Map.of("reason", "found it cheaper")).then().statusCode(409)
+                .body("type", is(TYPES + "transition-conflict"), "applied.reason", is("changed my mind"));
+        assertEquals(1, Sql.historyCount(id, "CANCEL"));
+    }
+
+    @Test
     void shouldRefuseALatePayAfterTheOrderWentAroundTheLoopAndWasCancelled() {
         String id = createOrder();
         postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);

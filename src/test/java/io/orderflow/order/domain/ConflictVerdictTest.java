@@ -10,8 +10,13 @@ import org.junit.jupiter.api.Test;
 class ConflictVerdictTest {
 
     private static ConflictVerdict judge(OrderEvent event, OrderEvent... past) {
+        return judge(event, OrderFixtures.detailsFor(event), null, past);
+    }
+
+    private static ConflictVerdict judge(OrderEvent event, EventDetails details, Long ifMatch, OrderEvent... past) {
         List<Transition> history = OrderFixtures.history(past);
-        return ConflictVerdict.judge(OrderFixtures.statusAfter(history), event, history);
+        Order current = OrderFixtures.inStatus(OrderFixtures.statusAfter(history));
+        return ConflictVerdict.judge(current, event, details, ifMatch, history);
     }
 
     @Test
@@ -69,5 +74,81 @@ class ConflictVerdictTest {
         // and once applied, its repeat is a duplicate
         assertEquals(ConflictVerdict.DUPLICATE, judge(PAYMENT_SUCCEEDED, PAY, PAYMENT_FAILED, CANCEL,
                 PAYMENT_SUCCEEDED));
+    }
+
+    @Test
+    void shouldCallShipWithAnotherTrackingNumberOnAShippedOrderAConflict() {
+        assertEquals(ConflictVerdict.CONFLICT, judge(SHIP, new EventDetails.Ship("DHL", "JD2"), null,
+                PAY, PAYMENT_SUCCEEDED, SHIP));
+        assertEquals(ConflictVerdict.CONFLICT, judge(SHIP, new EventDetails.Ship("UPS", "JD1"), null,
+                PAY, PAYMENT_SUCCEEDED, SHIP, DELIVER));
+    }
+
+    @Test
+    void shouldCallCancelWithoutAReasonADuplicateAndWithAnotherReasonAConflict() {
+        assertEquals(ConflictVerdict.DUPLICATE, judge(CANCEL, new EventDetails.Cancel(null), null, CANCEL));
+        assertEquals(ConflictVerdict.DUPLICATE, judge(CANCEL, new EventDetails.Cancel("changed my mind"), null,
+                CANCEL));
+        assertEquals(ConflictVerdict.CONFLICT, judge(CANCEL, new EventDetails.Cancel("too slow"), null, CANCEL));
+    }
+
+    @Test
+    void shouldPreferTheDuplicateToTheVersionMismatch() {
+        assertEquals(ConflictVerdict.DUPLICATE, judge(SHIP, OrderFixtures.detailsFor(SHIP), 0L,
+                PAY, PAYMENT_SUCCEEDED, SHIP));
+    }
+
+    @Test
+    void shouldRefuseAnApplicableEventAtAnotherVersionAsAVersionMismatch() {
+        assertEquals(ConflictVerdict.VERSION_MISMATCH, judge(SHIP, OrderFixtures.detailsFor(SHIP), 1L,
+                PAY, PAYMENT_SUCCEEDED));
+        assertEquals(ConflictVerdict.VERSION_MISMATCH, judge(DELIVER, new EventDetails.None(), 7L, PAY));
+    }
+
+    @Test
+    void shouldCallAProviderReportOfAnotherAmountAMismatchWhateverTheState() {
+        EventDetails other = new EventDetails.ProviderReport("mockpay", "txn-1", 999, "EUR");
+        assertEquals(ConflictVerdict.AMOUNT_MISMATCH, judge(PAYMENT_SUCCEEDED, other, null, PAY));
+        assertEquals(ConflictVerdict.AMOUNT_MISMATCH, judge(PAYMENT_SUCCEEDED,
+                new EventDetails.ProviderReport("mockpay", "txn-1", 1000, "USD"), null, PAY, PAYMENT_SUCCEEDED));
+    }
+
+    /** Every (state, event) the table allows, reached by the shortest path from CREATED. */
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> everyApplicableMove() {
+        java.util.Map<OrderStatus, List<OrderEvent>> paths = new java.util.EnumMap<>(OrderStatus.class);
+        java.util.ArrayDeque<OrderStatus> queue = new java.util.ArrayDeque<>(List.of(OrderStatus.CREATED));
+        paths.put(OrderStatus.CREATED, List.of());
+        while (!queue.isEmpty()) {
+            OrderStatus from = queue.poll();
+            for (OrderEvent event : OrderTransitions.allowedEvents(from)) {
+                OrderStatus to = OrderTransitions.next(from, event).orElseThrow();
+                if (!paths.containsKey(to)) {
+                    List<OrderEvent> path = new java.util.ArrayList<>(paths.get(from));
+                    path.add(event);
+                    paths.put(to, path);
+                    queue.add(to);
+                }
+            }
+        }
+        return paths.entrySet().stream().flatMap(e -> OrderTransitions.allowedEvents(e.getKey()).stream()
+                .map(event -> org.junit.jupiter.params.provider.Arguments.of(e.getKey(), event, e.getValue())));
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "{1} repeated after it moved an order from {0}")
+    @org.junit.jupiter.params.provider.MethodSource("everyApplicableMove")
+    void shouldCallARepeatADuplicateOnlyWhenItAsksForWhatWasApplied(OrderStatus from, OrderEvent event,
+            List<OrderEvent> path) {
+        List<OrderEvent> past = new java.util.ArrayList<>(path);
+        past.add(event);
+        OrderEvent[] history = past.toArray(OrderEvent[]::new);
+        assertEquals(ConflictVerdict.DUPLICATE, judge(event, OrderFixtures.detailsFor(event), null, history),
+                "the same request again");
+        EventDetails other = switch (event) {
+            case SHIP -> new EventDetails.Ship("DHL", "another tracking number");
+            case CANCEL -> new EventDetails.Cancel("another reason");
+            default -> OrderFixtures.detailsFor(event);
+        };
+        ConflictVerdict expected = event == SHIP || event == CANCEL ? ConflictVerdict.CONFLICT : ConflictVerdict.DUPLICATE;
+        assertEquals(expected, judge(event, other, null, history), "the event asked with other details");
     }
 }

@@ -29,7 +29,7 @@ final class OrderFixtures {
             case SHIP -> new EventDetails.Ship("DHL", "JD1");
             case CANCEL -> new EventDetails.Cancel("changed my mind");
             case PAYMENT_SUCCEEDED, PAYMENT_FAILED, REFUND_SUCCEEDED -> new EventDetails.ProviderReport("mockpay",
-                    "txn-1");
+                    "txn-1", 1000, "EUR");
             case DELIVER -> new EventDetails.None();
         };
     }
@@ -41,7 +41,7 @@ final class OrderFixtures {
         for (OrderEvent event : events) {
             Order next = order.apply(event, detailsFor(event), T0.plusSeconds(history.size() + 1));
             history.add(new Transition((int) next.version(), event, order.status(), next.status(), next.updatedAt(),
-                    "test", null));
+                    "test", null, detailsFor(event)));
             order = next;
         }
         return history;
