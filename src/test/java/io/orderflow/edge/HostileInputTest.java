@@ -52,22 +52,32 @@ class HostileInputTest {
                 { "cancel", "{\"reason\":\"%s\"}" }, { "deliver", "{%s}" } }) {
             String order = action[0].equals("pay") ? created : paid;
             RequestSpecification as = action[0].equals("pay") ? Auth.customer(customer) : Auth.operator();
+            // cancel and deliver may be sent without a body: an empty one is a legitimate request, not hostile
+            boolean bodyRequired = action[0].equals("pay") || action[0].equals("ship");
             for (String body : variants(action[1])) {
+                if (!bodyRequired && (body.isEmpty() || body.equals("null"))) {
+                    continue;
+                }
                 check("POST " + action[0] + " " + body, as.contentType(ContentType.JSON)
                         .header("Idempotency-Key", newKey()).body(body).post("/orders/" + order + "/" + action[0]));
             }
         }
-        for (String key : hostileHeaderValues()) {
+        for (String key : List.of("", " ", "\"\"", "x".repeat(300), "caf\u00e9", "\u00ff\u00fe")) {
             check("Idempotency-Key " + key, Auth.customer(customer).contentType(ContentType.JSON)
                     .header("Idempotency-Key", key).body(orderBody(customer)).post("/orders"));
-            check("If-Match " + key, Auth.customer(customer).contentType(ContentType.JSON)
-                    .header("Idempotency-Key", newKey()).header("If-Match", key).body("{\"provider\":\"mockpay\"}")
-                    .post("/orders/" + created + "/pay"));
-            check("bearer " + key, Auth.bearer(key).contentType(ContentType.JSON)
+        }
+        for (String version : List.of("W/\"x\"", "-1", "99999999999999999999", "abc", "\"\"", "caf\u00e9",
+                "x".repeat(300))) {
+            check("If-Match " + version, Auth.customer(customer).contentType(ContentType.JSON)
+                    .header("Idempotency-Key", newKey()).header("If-Match", version)
+                    .body("{\"provider\":\"mockpay\"}").post("/orders/" + created + "/pay"));
+        }
+        for (String value : hostileHeaderValues()) {
+            check("bearer " + value, Auth.bearer(value).contentType(ContentType.JSON)
                     .header("Idempotency-Key", newKey()).body(orderBody(customer)).post("/orders"));
-            check("token bearer " + key, Auth.bearer(key).post("/idempotency-tokens"));
-            check("signature " + key, io.restassured.RestAssured.given().contentType(ContentType.JSON)
-                    .header("Payment-Signature", key).body(Callbacks.success(created, AMOUNT, "EUR", "t1"))
+            check("token bearer " + value, Auth.bearer(value).post("/idempotency-tokens"));
+            check("signature " + value, io.restassured.RestAssured.given().contentType(ContentType.JSON)
+                    .header("Payment-Signature", value).body(Callbacks.success(created, AMOUNT, "EUR", "t1"))
                     .post("/payments/" + Callbacks.PROVIDER + "/callbacks"));
         }
         for (String query : new String[] { "limit=abc", "limit=1.5", "limit=-1", "limit=", "status=%00",
@@ -152,15 +162,19 @@ class HostileInputTest {
             String key = first.substring(first.lastIndexOf('"', first.length() - 3) + 1, first.length() - 2);
             String rest = template.substring(template.indexOf("\"%s\"") + 4);
             out.add(first + "\"x\"," + "\"" + key + "\":\"y\"" + rest); // the same field twice
-            for (String odd : new String[] { "1", "1.5", "true", "null", "[]", "{}", "\"\\ud800\"",
+            for (String odd : new String[] { "1", "1.5", "true", "[]", "{}", "\"\\ud800\"",
                 "\"" + "x".repeat(70_000) + "\"" }) {
                 out.add(first + odd + rest);
             }
         }
-        out.add(valid.replace(":1,", ":1.5,").replace(":100}", ":1.0E2}"));
-        out.add(valid.replace(":1,", ":\"1\",").replace(":100}", ":\"100\"}"));
-        out.add(valid.replace(":1,", ":true,"));
-        out.add(valid.replace(":1,", ":99999999999999999999999,"));
+        // number oddities only where the template has numbers (a valid body itself is never sent)
+        for (String odd : new String[] { valid.replace(":1,", ":1.5,").replace(":100}", ":1.0E2}"),
+            valid.replace(":1,", ":\"1\",").replace(":100}", ":\"100\"}"), valid.replace(":1,", ":true,"),
+            valid.replace(":1,", ":99999999999999999999999,") }) {
+            if (!odd.equals(valid)) {
+                out.add(odd);
+            }
+        }
         out.add("");
         out.add("null");
         out.add("{");
