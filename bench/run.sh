@@ -8,9 +8,11 @@
 #                            S1 lifecycle: stairs to saturation, then a fixed rate at half of it,
 #                            S2 duplicate storm: stairs, then half of its saturation,
 #                            S4 read mix: stairs,
-#                            wrk peer figures (ship, same-key retry, keyless duplicate ship, GET; 2 threads, 32 conns),
+#                            wrk figures (ship, same-key retry, keyless duplicate ship, GET; 2 threads, 32 conns),
 #                            S3 duplicate storm with Redis down: stairs,
-#                          prints a summary table (also bench/target/results/summary.md) and stops the services.
+#                          prints a summary table (also bench/target/results/summary.md) and stops the services;
+#                          then bench/versus.sh: the peer and orderflow with the peer's driver, in this same run
+#                          (BENCH_VERSUS=0 skips it).
 #                          Gatling's HTML reports: bench/target/gatling/<simulation>-<time>/index.html.
 #   bench/run.sh --smoke   CI: compile the bench, start the service, 10 s of scenario 1 at a low rate; exits
 #                          non-zero if the service does not start or more than 5% of the requests fail.
@@ -232,29 +234,9 @@ smoke() {
   log "smoke passed: $(grep -o 'file://[^ ]*index.html' "$RESULTS/smoke-gatling.log" | tail -n 1)"
 }
 
-anchor() { # the SQL of one transition, straight to PostgreSQL, at the service's pool size
-  local label=$1 body now expires
-  phase "$label"
-  body='{"id":"00000000-0000-4000-8000-000000000001","customerId":"c-bench","status":"PAYMENT_PENDING","version":1,"currency":"EUR","amount":2500,"items":[{"sku":"BENCH-1","quantity":2,"unitPrice":1250}],"payment":{"provider":"mockpay","providerTxnId":null,"paidAt":null,"refundedAt":null},"createdAt":"2026-11-30T09:16:47.635459Z","updatedAt":"2026-11-30T09:16:48.466275Z"}'
-  now=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
-  expires=$(date -u -d '+30 days' +%Y-%m-%dT%H:%M:%S.%6NZ)
-  local attempt
-  for attempt in 1 2 3 4 5; do
-    # other people's test suites share max_connections: a refused connection is retried, not fatal
-    if pgbench -h 127.0.0.1 -U postgres -n -M prepared -c "$POOL" -j 2 -T "$PGBENCH_SECONDS" \
-        -D orders="$ANCHOR_ORDERS" -D sources='{PAID}' -D now="$now" -D expires="$expires" -D event=PAY -D source=anchor \
-        -D scope="customer:c-bench POST /orders/{id}/pay anchor" -D tier=PAYMENTS -D state=DONE \
-        -D fingerprint=db8092b51c0cae1fb191ded0f1634f6893dd580badf36ab8ee9be01170338901 -D response_status=200 \
-        -D content_type=application/json -D headers='{"ETag": "W2"}' -D body="$body" \
-        -f "$BENCH/sql/transition-keyed.pgbench@1" -f "$BENCH/sql/transition-keyless.pgbench@1" \
-        "$DB" > "$RESULTS/$label.txt" 2>&1; then
-      grep -E '^tps' "$RESULTS/$label.txt" | sed 's/^/    /'
-      return
-    fi
-    log "pgbench attempt $attempt failed: $(grep -m1 -i error "$RESULTS/$label.txt" || tail -n 1 "$RESULTS/$label.txt")"
-    sleep 3
-  done
-  log "no anchor figure for $label"
+anchor() { # the service's own transition statement, straight to PostgreSQL, at the service's pool size
+  phase "$1"
+  "$BENCH/anchor.sh" "$DB" "$1" keyed "$RESULTS" "$POOL" "$PGBENCH_SECONDS" || log "no anchor figure for $1"
 }
 
 redis_bench() {
@@ -391,6 +373,13 @@ full() {
   # how many anchor transactions really moved their order (a lost CAS race moves nothing)
   psql_db -Atc "select count(*) from order_transitions where source = 'anchor'" > "$RESULTS/anchor-moved.txt"
   python3 "$BENCH/summarize.py" report "$RESULTS" | tee "$RESULTS/summary.md"
+
+  # the peer, in the same run, after this run's services are stopped (bench/target/versus/summary.md)
+  cleanup
+  PIDS=()
+  if [ "${BENCH_VERSUS:-1}" = 1 ]; then
+    "$BENCH/versus.sh" && cat "$ROOT/bench/target/versus/summary.md" >> "$RESULTS/summary.md"
+  fi
 }
 
 if [ "$SMOKE" = 1 ]; then

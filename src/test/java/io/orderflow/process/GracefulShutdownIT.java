@@ -161,7 +161,7 @@ class GracefulShutdownIT {
         // fails only on sending the reply) or is cancelled (client_connection_check_interval set): wait until
         // PostgreSQL is done with it, then see which
         awaitTrue(() -> ItDatabase.count("select count(*) from pg_stat_activity where datname = ?"
-                + " and state = 'active' and query like 'with moved as%'", ItDatabase.NAME) == 0,
+                + " and state = 'active' and query like 'with rule %'", ItDatabase.NAME) == 0,
                 Duration.ofSeconds(60), "PostgreSQL is done with the dead instance's statement");
         boolean committed = ItDatabase.count("select count(*) from order_transitions where order_id = ?"
                 + " and event = 'SHIP' and request_key = ?", held.uuid(), held.shipKey) == 1;
@@ -274,7 +274,7 @@ class GracefulShutdownIT {
         CompletableFuture<Answer> ship = client.transitionAsync(held.id, "ship", held.customer, held.shipKey,
                 ServiceClient.SHIP_BODY);
         awaitTrue(() -> ship.isDone() || ItDatabase.count("select count(*) from pg_stat_activity where datname = ?"
-                + " and wait_event_type = 'Lock' and query like 'with moved as%'", ItDatabase.NAME) > 0,
+                + " and wait_event_type = 'Lock' and query like 'with rule %'", ItDatabase.NAME) > 0,
                 Duration.ofSeconds(60), "the SHIP waits on the row lock");
         assertFalse(ship.isDone(), "the SHIP must be held, not answered: " + (ship.isDone() ? ship.join() : ""));
         return ship;

@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * the moved row in CTEs of the same statement. When nothing moved, the same statement returns the order as it
  * stands and its history, so the zero-row verdict needs no second round trip.
  */
-final class TransitionSql {
+public final class TransitionSql {
 
     /** The table as a relation: (event, from_status, to_status). */
     static final String RULES = OrderTransitions.rules().stream()
@@ -31,7 +31,7 @@ final class TransitionSql {
      * @param changed the fields the event sets; each becomes {@code column = :f_<field>}
      * @param amountGuard whether the move requires the order's amount and currency ({@code :amount, :currency})
      */
-    static String statement(Set<OrderField> changed, boolean amountGuard, List<SameStatementWrite> writes) {
+    public static String statement(Set<OrderField> changed, boolean amountGuard, List<SameStatementWrite> writes) {
         StringBuilder sql = new StringBuilder("with rule (event, from_status, to_status) as (").append(RULES)
                 .append("), moved as (update orders o set status = r.to_status, version = o.version + 1,")
                 .append(" updated_at = cast(:now as timestamptz)");
@@ -65,7 +65,7 @@ final class TransitionSql {
     }
 
     /** The named parameter that carries {@code field}'s new value. */
-    static String paramName(OrderField field) {
+    public static String paramName(OrderField field) {
         return "f_" + column(field);
     }
 
