@@ -166,11 +166,17 @@ class PaymentCallbackResourceTest {
     }
 
     @Test
-    void shouldAnswer404ForAnUnknownProviderAnd400ForABadEvent() {
+    void shouldAnswer404ForAnUnknownProviderAndAcknowledgeASignedBadEventAsAnAnomaly() {
         given().contentType(ContentType.JSON).body("{}").header("Payment-Signature", "t=1,v1=00")
                 .post("/payments/nopay/callbacks").then().statusCode(404).body("type", is(TYPES + "not-found"));
-        String bad = "{\"eventId\":\"e\",\"type\":\"SHIP\"}";
-        Callbacks.deliver(bad).then().statusCode(400).contentType("application/problem+json");
-        Callbacks.deliver("not json").then().statusCode(400).body("type", is(TYPES + "malformed-body"));
+        // verified, but not a valid notification: the provider would re-send a 4xx for days, so it is recorded
+        // and acknowledged in the provider's format
+        String eventId = "e-" + UUID.randomUUID();
+        String bad = "{\"eventId\":\"" + eventId + "\",\"type\":\"SHIP\"}";
+        Callbacks.deliver(bad).then().statusCode(200).contentType(ContentType.JSON)
+                .body("outcome", is("invalid"), "eventId", is(eventId));
+        Callbacks.deliver("not json").then().statusCode(200).body("outcome", is("invalid"));
+        assertEquals(1, io.orderflow.support.Sql.count("select count(*) from payment_anomalies where event_id = ?"
+                + " and kind = 'invalid-event' and order_id is null", eventId));
     }
 }

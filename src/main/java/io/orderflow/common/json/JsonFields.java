@@ -18,6 +18,13 @@ public final class JsonFields {
         for (JsonMappingException.Reference ref : failure.getPath()) {
             append(field, ref.getFieldName());
         }
+        // a parse failure inside a list element comes wrapped, with the list's path; the parser names the field
+        if (failure.getCause() instanceof StreamReadException read) {
+            java.util.regex.Matcher duplicate = DUPLICATE.matcher(String.valueOf(read.getOriginalMessage()));
+            if (duplicate.find()) {
+                append(field, duplicate.group(1));
+            }
+        }
         return field.isEmpty() ? null : field.toString();
     }
 
@@ -45,7 +52,8 @@ public final class JsonFields {
         return field.isEmpty() ? null : field.toString();
     }
 
-    private static final java.util.regex.Pattern DUPLICATE = java.util.regex.Pattern.compile("^Duplicate field '([^']*)'");
+    private static final java.util.regex.Pattern DUPLICATE = java.util.regex.Pattern.compile(
+            "^Duplicate (?:field|Object property) ['\"]([^'\"]*)['\"]");
 
     private static void append(StringBuilder field, String name) {
         if (name == null) {
