@@ -4,8 +4,6 @@ import io.orderflow.common.Callers;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -32,8 +30,6 @@ public class TokenResource {
     }
 
     @POST
-    @APIResponses({ @APIResponse(responseCode = "201"), @APIResponse(responseCode = "401"),
-            @APIResponse(responseCode = "403"), @APIResponse(responseCode = "503") })
     public Uni<Response> issue() {
         return tokens.issue(callers.current().scope())
                 .map(t -> Response.status(201).entity(new Issued(t.token, t.expiresAt)).build());

@@ -6,8 +6,6 @@ import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
@@ -37,7 +35,6 @@ public class AnomalyResource {
     }
 
     @GET
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400") })
     public Uni<Page> list(@RestQuery Integer limit, @RestQuery String after) {
         int size = limit == null ? 20 : limit;
         if (size < 1 || size > MAX_PAGE) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Sql;
 import io.restassured.http.ContentType;
@@ -42,7 +43,7 @@ class HostileInputTest {
 
         for (String template : orderTemplates(customer)) {
             for (String body : variants(template)) {
-                check("POST /orders " + body, Auth.customer(customer).contentType(ContentType.JSON)
+                check("POST /orders " + body, Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
                         .header("Idempotency-Key", newKey()).body(body).post("/orders"));
             }
         }
@@ -58,35 +59,35 @@ class HostileInputTest {
                 if (!bodyRequired && (body.isEmpty() || body.equals("null"))) {
                     continue;
                 }
-                check("POST " + action[0] + " " + body, as.contentType(ContentType.JSON)
+                check("POST " + action[0] + " " + body, as.filter(Contract.invalidRequest()).contentType(ContentType.JSON)
                         .header("Idempotency-Key", newKey()).body(body).post("/orders/" + order + "/" + action[0]));
             }
         }
         for (String key : List.of("", " ", "\"\"", "x".repeat(300), "caf\u00e9", "\u00ff\u00fe")) {
-            check("Idempotency-Key " + key, Auth.customer(customer).contentType(ContentType.JSON)
+            check("Idempotency-Key " + key, Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
                     .header("Idempotency-Key", key).body(orderBody(customer)).post("/orders"));
         }
         for (String version : List.of("W/\"x\"", "-1", "99999999999999999999", "abc", "\"\"", "caf\u00e9",
                 "x".repeat(300))) {
-            check("If-Match " + version, Auth.customer(customer).contentType(ContentType.JSON)
+            check("If-Match " + version, Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
                     .header("Idempotency-Key", newKey()).header("If-Match", version)
                     .body("{\"provider\":\"mockpay\"}").post("/orders/" + created + "/pay"));
         }
         for (String value : hostileHeaderValues()) {
-            check("bearer " + value, Auth.bearer(value).contentType(ContentType.JSON)
+            check("bearer " + value, Auth.bearer(value).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
                     .header("Idempotency-Key", newKey()).body(orderBody(customer)).post("/orders"));
-            check("token bearer " + value, Auth.bearer(value).post("/idempotency-tokens"));
-            check("signature " + value, io.restassured.RestAssured.given().contentType(ContentType.JSON)
+            check("token bearer " + value, Auth.bearer(value).filter(Contract.invalidRequest()).post("/idempotency-tokens"));
+            check("signature " + value, io.restassured.RestAssured.given().filter(Contract.invalidRequest()).contentType(ContentType.JSON)
                     .header("Payment-Signature", value).body(Callbacks.success(created, AMOUNT, "EUR", "t1"))
                     .post("/payments/" + Callbacks.PROVIDER + "/callbacks"));
         }
         for (String query : new String[] { "limit=abc", "limit=1.5", "limit=-1", "limit=", "status=%00",
                 "status=PAID%00", "after=%00", "after=abc", "customerId=%00" }) {
-            check("GET /orders?" + query, Auth.operator().get("/orders?" + query));
+            check("GET /orders?" + query, Auth.operator().filter(Contract.invalidRequest()).get("/orders?" + query));
         }
         for (String template : callbackTemplates(created)) {
             for (String body : variants(template)) {
-                Response signed = Callbacks.deliver(body);
+                Response signed = Callbacks.deliverInvalid(body, Callbacks.signature(Callbacks.SECRET, java.time.Instant.now().getEpochSecond(), body));
                 check("signed callback " + body, signed);
                 if (signed.statusCode() < 300 && !"invalid".equals(signed.jsonPath().getString("outcome"))) {
                     failures.add("signed callback " + body + ": applied as " + signed.asString());

@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.support.Auth;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -29,7 +30,7 @@ class StrictJsonTest {
     }
 
     private static ValidatableResponse create(String customer, String body) {
-        return Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(body)
+        return Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(body)
                 .post("/orders").then().contentType("application/problem+json");
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.orderflow.common.Db;
 import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
@@ -45,7 +46,7 @@ class UnsafeTextTest {
         String customer = newCustomer();
         for (String bad : new String[] { "A" + NUL + "B", "A\\u0007B", "A\\u001bB", "A\\u007fB", "A\\u0085B",
             "A" + LONE_SURROGATE + "B", "A\\udc00B", "A" + LONE_SURROGATE }) {
-            Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+            Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
                     .body(orderWithSku(customer, bad)).post("/orders").then().statusCode(400)
                     .contentType("application/problem+json")
                     .body("type", is(TYPES + "invalid-request"), "field", is("items[].sku"));
@@ -56,7 +57,7 @@ class UnsafeTextTest {
     @Test
     void shouldAcceptTextBeyondTheBasicPlaneAndStoreWhatItAnswers() {
         String customer = newCustomer();
-        String id = Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        String id = Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
                 .body(orderWithSku(customer, "\\ud83d\\ude00-\u00e9")).post("/orders").then().statusCode(201)
                 .body("items[0].sku", is("\ud83d\ude00-\u00e9")).extract().path("id");
         assertEquals("\ud83d\ude00-\u00e9", Sql.string("select items->0->>'sku' from orders where id = ?::uuid", id));
@@ -71,7 +72,7 @@ class UnsafeTextTest {
         // ED A0 80: a surrogate encoded as if it were a character (CESU-8), which is not UTF-8
         body.writeBytes(new byte[] { (byte) 0xED, (byte) 0xA0, (byte) 0x80 });
         body.writeBytes(around[1].getBytes(StandardCharsets.UTF_8));
-        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
                 .body(body.toByteArray()).post("/orders").then().statusCode(400).contentType("application/problem+json");
         assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
@@ -89,7 +90,7 @@ class UnsafeTextTest {
     }
 
     private static void post(String orderId, String action, String body, String field) {
-        callerFor(orderId, action).contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(body)
+        callerFor(orderId, action).filter(Contract.invalidRequest()).contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(body)
                 .post("/orders/" + orderId + "/" + action).then().statusCode(400)
                 .contentType("application/problem+json")
                 .body("type", is(TYPES + "invalid-request"), "field", is(field));
@@ -102,7 +103,7 @@ class UnsafeTextTest {
         String event = Callbacks.success(pending, AMOUNT, "EUR", "txn-" + UUID.randomUUID())
                 .replace("\"providerTxnId\":\"txn-", "\"providerTxnId\":\"t" + NUL + "xn-");
         for (int delivery = 0; delivery < 2; delivery++) {
-            Callbacks.deliver(event).then().statusCode(200).contentType(ContentType.JSON)
+            Callbacks.deliverInvalid(event, Callbacks.signature(Callbacks.SECRET, java.time.Instant.now().getEpochSecond(), event)).then().statusCode(200).contentType(ContentType.JSON)
                     .body("outcome", is("invalid"));
         }
         assertEquals(0, Sql.historyCount(pending, "PAYMENT_SUCCEEDED"));
@@ -114,7 +115,7 @@ class UnsafeTextTest {
     @Test
     void shouldStillRefuseAnUnsignedEventWithNulBeforeLookingAtIt() {
         String event = Callbacks.success(UUID.randomUUID().toString(), AMOUNT, "EUR", "t" + NUL);
-        Callbacks.deliverSigned(event, null).then().statusCode(400).contentType("application/problem+json")
+        Callbacks.deliverInvalid(event, null).then().statusCode(400).contentType("application/problem+json")
                 .body("type", is(TYPES + "signature-missing"));
     }
 

@@ -15,7 +15,6 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.util.List;
 import java.util.UUID;
@@ -173,7 +172,7 @@ class FaultInjectionTest {
 
     /** Holds the order's row lock from another session, so the service's CAS waits on it. */
     private static Connection lockOrder(String id) throws Exception {
-        Connection c = DriverManager.getConnection(io.orderflow.support.LocalServices.jdbcUrl(), "postgres", "");
+        Connection c = io.orderflow.support.Sql.connect();
         c.setAutoCommit(false);
         try (PreparedStatement ps = c.prepareStatement("select 1 from orders where id = ? for update")) {
             ps.setObject(1, UUID.fromString(id));

@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.support.Auth;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -30,7 +31,7 @@ class ForeignMarkerTest {
         String marker = "idem:customer:" + customer + " POST /orders :" + key;
         redis.value(String.class).setex(marker, 60, "p:" + "0".repeat(64));
         try {
-            Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key)
+            Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON).header("Idempotency-Key", key)
                     .body(orderBody(customer)).post("/orders").then().statusCode(422)
                     .contentType("application/problem+json")
                     .body("type", is("https://orderflow.dev/problems/idempotency-key-reused"));

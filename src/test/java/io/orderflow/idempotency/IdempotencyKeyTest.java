@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.orderflow.support.Auth;
@@ -35,6 +36,11 @@ class IdempotencyKeyTest {
 
     private static Response create(String key, java.util.Map<String, Object> body) {
         return createAs((String) body.get("customerId"), key, body);
+    }
+
+    private static Response createWithInvalidKey(String key, String customer) {
+        return Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .header("Idempotency-Key", key).body(orderBody(customer)).post("/orders");
     }
 
     private double counter(String name, String... tags) {
@@ -71,13 +77,15 @@ class IdempotencyKeyTest {
     @Test
     void shouldRequireAWellFormedKeyOnCreateAndPay() {
         String customer = "c-nokey-" + run;
-        Auth.customer(customer).contentType(ContentType.JSON).body(orderBody(customer)).post("/orders")
+        Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .body(orderBody(customer)).post("/orders")
                 .then().statusCode(400).body("type", is(TYPES + "idempotency-key-missing"));
-        create("x".repeat(256), orderBody(customer)).then().statusCode(400)
+        createWithInvalidKey("x".repeat(256), customer).then().statusCode(400)
                 .body("type", is(TYPES + "idempotency-key-invalid"));
-        create("bad\u00e9key", orderBody(customer)).then().statusCode(400);
+        createWithInvalidKey("bad\u00e9key", customer).then().statusCode(400);
         String id = createOrder();
-        post(id, "pay", payBody()).then().statusCode(400).body("type", is(TYPES + "idempotency-key-missing"));
+        callerFor(id, "pay").filter(Contract.invalidRequest()).contentType(ContentType.JSON).body(payBody())
+                .post("/orders/" + id + "/pay").then().statusCode(400).body("type", is(TYPES + "idempotency-key-missing"));
         create("\"quoted-key-" + UUID.randomUUID() + "\"", orderBody("c-quoted-" + run)).then().statusCode(201);
         assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }

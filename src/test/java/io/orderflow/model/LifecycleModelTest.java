@@ -148,7 +148,7 @@ class LifecycleModelTest {
                 // the customer or an operator; a retry is sent by the same caller (keys are scoped to callers)
                 String token = random.nextBoolean() ? Auth.token("customer", customer)
                         : Auth.token("operator", "ops-1");
-                yield () -> io.restassured.RestAssured.given().auth().oauth2(token).contentType(ContentType.JSON)
+                yield () -> io.orderflow.support.Auth.bearer(token).contentType(ContentType.JSON)
                         .header("Idempotency-Key", key)
                         .body(details == null ? Map.of() : Map.of("reason", details))
                         .post("/orders/" + id + "/cancel");

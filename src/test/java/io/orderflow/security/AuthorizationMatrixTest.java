@@ -22,9 +22,9 @@ class AuthorizationMatrixTest {
 
     private static RequestSpecification as(String who, String owner) {
         return switch (who) {
-            case "none" -> given();
-            case "forged" -> given().auth().oauth2(forged(Auth.token("operator", "ops-1")));
-            case "expired" -> given().auth().oauth2(Auth.token("operator", "ops-1", Instant.now().minusSeconds(600)));
+            case "none" -> given().filter(io.orderflow.support.Contract.invalidRequest());
+            case "forged" -> Auth.bearer(forged(Auth.token("operator", "ops-1")));
+            case "expired" -> Auth.bearer(Auth.token("operator", "ops-1", Instant.now().minusSeconds(600)));
             case "owner" -> Auth.customer(owner);
             case "other" -> Auth.customer("someone-else-" + UUID.randomUUID());
             case "operator" -> Auth.operator();

@@ -41,7 +41,17 @@ public final class Callbacks {
     }
 
     public static Response deliverSigned(String body, String signatureHeader) {
-        var request = given().contentType(ContentType.JSON).body(body.getBytes(StandardCharsets.UTF_8));
+        return post(given(), body, signatureHeader);
+    }
+
+    /** A deliberately invalid notification (no signature, not the event's shape): only its answer is validated. */
+    public static Response deliverInvalid(String body, String signatureHeader) {
+        return post(given().filter(Contract.invalidRequest()), body, signatureHeader);
+    }
+
+    private static Response post(io.restassured.specification.RequestSpecification given, String body,
+            String signatureHeader) {
+        var request = given.contentType(ContentType.JSON).body(body.getBytes(StandardCharsets.UTF_8));
         if (signatureHeader != null) {
             request = request.header(SignatureVerifier.HEADER, signatureHeader);
         }

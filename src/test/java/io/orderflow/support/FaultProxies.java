@@ -2,14 +2,13 @@ package io.orderflow.support;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.Map;
 import org.netcrusher.core.reactor.NioReactor;
 import org.netcrusher.tcp.TcpCrusher;
 import org.netcrusher.tcp.TcpCrusherBuilder;
 
 /**
- * Real TCP proxies (NetCrusher) between the service and PostgreSQL / Redis, so a test can cut, freeze and restore
+ * Real TCP proxies (NetCrusher) between the service and the test PostgreSQL / Redis ({@link TestServices}), so a test can cut, freeze and restore
  * the service's connections. Flyway still migrates over a direct JDBC connection. PostgreSQL is told to check for
  * vanished clients every 100 ms while a statement runs, as production servers should be.
  */
@@ -18,24 +17,35 @@ public class FaultProxies implements QuarkusTestResourceLifecycleManager {
     /** Statements allowed to wait at once in the proxied service; more are shed with 503. */
     public static final int MAX_PENDING = 8;
 
+    private static final String LOOPBACK = "127.0.0.1";
+
     public static TcpCrusher postgres;
     public static TcpCrusher redis;
     private static NioReactor reactor;
 
     @Override
     public Map<String, String> start() {
+        Map<String, String> config = open(TestServices.get());
+        Sql.update("alter database " + TestServices.QUARKUS_DATABASE
+                + " set client_connection_check_interval = '100ms'");
+        return config;
+    }
+
+    /** Opens a proxy in front of each of the services; returns the configuration that sends the service through them. */
+    static Map<String, String> open(TestServices services) {
         try {
             reactor = new NioReactor();
-            postgres = proxy(5432);
-            redis = proxy(6379);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        Sql.update("alter database " + LocalServices.DATABASE + " set client_connection_check_interval = '100ms'");
+        postgres = proxy(services.postgres().host(), services.postgres().port());
+        redis = proxy(services.redis().host(), services.redis().port());
+        TestServices.Postgres pg = new TestServices.Postgres(LOOPBACK, postgres.getBindAddress().getPort(),
+                services.postgres().user(), services.postgres().password());
+        TestServices.Redis cache = new TestServices.Redis(LOOPBACK, redis.getBindAddress().getPort());
         return Map.of(
-                "quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + postgres.getBindAddress().getPort()
-                        + "/" + LocalServices.DATABASE,
-                "quarkus.redis.hosts", "redis://127.0.0.1:" + redis.getBindAddress().getPort(),
+                "quarkus.datasource.reactive.url", pg.reactiveUrl(TestServices.QUARKUS_DATABASE),
+                "quarkus.redis.hosts", cache.url(TestServices.QUARKUS_REDIS_DB),
                 "orders.database.statement-timeout", "1500ms",
                 "orders.database.max-pending", String.valueOf(MAX_PENDING));
     }
@@ -53,12 +63,8 @@ public class FaultProxies implements QuarkusTestResourceLifecycleManager {
         }
     }
 
-    private static TcpCrusher proxy(int targetPort) throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        return TcpCrusherBuilder.builder().withReactor(reactor).withBindAddress("127.0.0.1", port)
-                .withConnectAddress("127.0.0.1", targetPort).buildAndOpen();
+    private static TcpCrusher proxy(String targetHost, int targetPort) {
+        return TcpCrusherBuilder.builder().withReactor(reactor).withBindAddress(LOOPBACK, FreePorts.take())
+                .withConnectAddress(targetHost, targetPort).buildAndOpen();
     }
 }

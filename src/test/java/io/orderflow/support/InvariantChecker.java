@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  * <pre>
  * ./mvnw -q test-compile exec:java -Dexec.classpathScope=test \
  *   -Dexec.mainClass=io.orderflow.support.InvariantChecker \
- *   -Dexec.args="jdbc:postgresql://127.0.0.1:5432/orderflow postgres ''"
+ *   -Dexec.args="jdbc:postgresql://127.0.0.1/orderflow postgres ''"
  * </pre>
  *
  * (prints the violations, exits 1 when there are any). What is checked:
@@ -115,6 +115,11 @@ public final class InvariantChecker {
         this.user = user;
         this.password = password == null ? "" : password;
         this.purgeHorizon = purgeHorizon;
+    }
+
+    /** The database this checker reads. */
+    public String url() {
+        return url;
     }
 
     /** Every order in the database. */

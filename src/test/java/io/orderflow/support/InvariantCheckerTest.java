@@ -39,7 +39,7 @@ class InvariantCheckerTest {
     void scratchSchema() throws SQLException, IOException {
         ItDatabase.createIfMissing();
         schema = "invariant_checker_" + UUID.randomUUID().toString().replace("-", "");
-        db = DriverManager.getConnection(ItDatabase.jdbcUrl(), ItDatabase.USER, ItDatabase.PASSWORD);
+        db = DriverManager.getConnection(ItDatabase.jdbcUrl(), ItDatabase.user(), ItDatabase.password());
         try (Statement s = db.createStatement()) {
             s.execute("create schema " + schema);
             s.execute("set search_path to " + schema);
@@ -49,7 +49,7 @@ class InvariantCheckerTest {
                 }
             }
         }
-        checker = new InvariantChecker(scratchUrl(), ItDatabase.USER, ItDatabase.PASSWORD);
+        checker = new InvariantChecker(scratchUrl(), ItDatabase.user(), ItDatabase.password());
     }
 
     @AfterEach
@@ -209,14 +209,14 @@ class InvariantCheckerTest {
     void shouldRunFromTheCommandLineAndExitNonZeroOnViolations() throws SQLException {
         shippedOrder();
         ByteArrayOutputStream clean = new ByteArrayOutputStream();
-        assertEquals(0, InvariantChecker.run(new String[] { scratchUrl(), ItDatabase.USER, "" },
+        assertEquals(0, InvariantChecker.run(new String[] { scratchUrl(), ItDatabase.user(), ItDatabase.password() },
                 new PrintStream(clean, true, StandardCharsets.UTF_8)));
         assertTrue(clean.toString(StandardCharsets.UTF_8).contains("1 orders checked, 0 violations"),
                 clean.toString(StandardCharsets.UTF_8));
 
         order("SHIPPED", 0, false, null);
         ByteArrayOutputStream broken = new ByteArrayOutputStream();
-        assertEquals(1, InvariantChecker.run(new String[] { scratchUrl(), ItDatabase.USER, "" },
+        assertEquals(1, InvariantChecker.run(new String[] { scratchUrl(), ItDatabase.user(), ItDatabase.password() },
                 new PrintStream(broken, true, StandardCharsets.UTF_8)));
         assertTrue(broken.toString(StandardCharsets.UTF_8).contains("VIOLATION " + STATUS),
                 broken.toString(StandardCharsets.UTF_8));

@@ -1,7 +1,6 @@
 package io.orderflow.support;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,57 +9,58 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The process-level tests' own database, {@code orderflow_it} on 127.0.0.1 (ORDERFLOW_TEST_PG_HOST/PORT override the
- * address, as for the other tests; the system property {@code orderflow.it.database} the name, e.g. for two builds
- * on one machine): created when missing, or dropped and created anew so that the migrations of several replicas
- * starting together really race on an empty database.
+ * The process-level tests' own database, {@value TestServices#IT_DATABASE} on the test PostgreSQL
+ * ({@link TestServices}): created when missing, or dropped and created anew so that the migrations of several
+ * replicas starting together really race on an empty database.
  */
 public final class ItDatabase {
 
-    public static final String NAME = System.getProperty("orderflow.it.database", "orderflow_it");
-    public static final String USER = "postgres";
-    public static final String PASSWORD = "";
+    public static final String NAME = TestServices.IT_DATABASE;
 
     private ItDatabase() {
     }
 
-    public static String hostPort() {
-        return env("ORDERFLOW_TEST_PG_HOST", "127.0.0.1") + ":" + env("ORDERFLOW_TEST_PG_PORT", "5432");
+    private static TestServices.Postgres postgres() {
+        return TestServices.get().postgres();
+    }
+
+    public static String user() {
+        return postgres().user();
+    }
+
+    public static String password() {
+        return postgres().password();
     }
 
     public static String jdbcUrl() {
-        return "jdbc:postgresql://" + hostPort() + "/" + NAME;
+        return postgres().jdbcUrl(NAME);
     }
 
     public static String reactiveUrl() {
-        return "postgresql://" + hostPort() + "/" + NAME;
+        return postgres().reactiveUrl(NAME);
     }
 
     public static Connection connect() throws SQLException {
-        return DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
+        return postgres().connect(NAME);
     }
 
     public static InvariantChecker checker() {
-        return new InvariantChecker(jdbcUrl(), USER, PASSWORD);
+        return new InvariantChecker(jdbcUrl(), user(), password());
     }
 
     public static void createIfMissing() {
-        onMaintenanceDb(s -> {
-            try (ResultSet rs = s.executeQuery("select 1 from pg_database where datname = '" + NAME + "'")) {
-                if (rs.next()) {
-                    return;
-                }
-            }
-            s.execute("create database " + NAME);
-        });
+        TestServices.get().createDatabaseIfMissing(NAME);
     }
 
     /** Drops the database (ending any session still connected to it, e.g. of an aborted earlier run) and creates it. */
     public static void recreate() {
-        onMaintenanceDb(s -> {
+        try (Connection c = postgres().connect("postgres"); Statement s = c.createStatement()) {
             s.execute("drop database if exists " + NAME + " with (force)");
             s.execute("create database " + NAME);
-        });
+        } catch (SQLException e) {
+            throw new IllegalStateException("The test PostgreSQL (" + TestServices.get() + ") refused: "
+                    + e.getMessage(), e);
+        }
     }
 
     public static long count(String sql, Object... params) {
@@ -108,24 +108,5 @@ public final class ItDatabase {
         for (int i = 0; i < params.length; i++) {
             ps.setObject(i + 1, params[i]);
         }
-    }
-
-    private interface Work {
-        void run(Statement statement) throws SQLException;
-    }
-
-    private static void onMaintenanceDb(Work work) {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + hostPort() + "/postgres", USER,
-                PASSWORD); Statement s = c.createStatement()) {
-            work.run(s);
-        } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL is not reachable at " + hostPort() + " or refused: "
-                    + e.getMessage(), e);
-        }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

@@ -8,18 +8,22 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The process-level tests' Redis: logical database 2 (system property {@code orderflow.it.redisDb}) on
- * 127.0.0.1:6379, spoken to in raw RESP (no client library needed for the two commands the tests use).
+ * The process-level tests' Redis: database {@value TestServices#IT_REDIS_DB} of the test Redis
+ * ({@link TestServices}), spoken to in raw RESP (no client library needed for the two commands the tests use).
  */
 public final class RedisDb {
 
-    public static final int DB = Integer.getInteger("orderflow.it.redisDb", 2);
-    public static final String URL = "redis://127.0.0.1:6379/" + DB;
+    public static final int DB = TestServices.IT_REDIS_DB;
 
     private RedisDb() {
     }
 
-    /** Empties database 2 only: cached responses and in-flight markers of the service instances under test. */
+    /** The URL the service instances under test get. */
+    public static String url() {
+        return TestServices.get().redis().url(DB);
+    }
+
+    /** Empties the tests' database only: cached responses and in-flight markers of the service instances under test. */
     public static void flush() {
         String reply = send("SELECT", String.valueOf(DB), "FLUSHDB");
         if (!reply.startsWith("+OK\r\n+OK")) {
@@ -29,7 +33,8 @@ public final class RedisDb {
 
     /** Sends SELECT db then one command (given as its words after the two SELECT words); returns the raw replies. */
     private static String send(String select, String db, String... command) {
-        try (Socket socket = new Socket("127.0.0.1", 6379)) {
+        TestServices.Redis redis = TestServices.get().redis();
+        try (Socket socket = new Socket(redis.host(), redis.port())) {
             socket.setSoTimeout(5000);
             OutputStream out = socket.getOutputStream();
             out.write(resp(select, db));
@@ -47,7 +52,7 @@ public final class RedisDb {
             }
             return replies.toString();
         } catch (IOException e) {
-            throw new UncheckedIOException("Redis is not reachable on 127.0.0.1:6379", e);
+            throw new UncheckedIOException("The test Redis is not reachable: " + TestServices.get(), e);
         }
     }
 

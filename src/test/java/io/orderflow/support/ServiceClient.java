@@ -1,5 +1,9 @@
 package io.orderflow.support;
 
+import com.atlassian.oai.validator.model.SimpleRequest;
+import com.atlassian.oai.validator.model.SimpleResponse;
+import com.atlassian.oai.validator.report.SimpleValidationReportFormat;
+import com.atlassian.oai.validator.report.ValidationReport;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -22,7 +26,8 @@ import java.util.function.Supplier;
 /**
  * Talks to one service instance over real HTTP/1.1 ({@link java.net.http.HttpClient}, explicit base URI): the calls
  * the process-level tests make, each answered as an {@link Answer} that is either a response or the I/O failure
- * that stood in for one (refused, reset, timed out). Tokens are minted with the dev key pair ({@link Auth}).
+ * that stood in for one (refused, reset, timed out). Tokens are minted with the dev key pair ({@link Auth}). Every
+ * answer is validated against openapi.yaml, as the RESTAssured tests' are.
  */
 public final class ServiceClient {
 
@@ -136,7 +141,7 @@ public final class ServiceClient {
     }
 
     public CompletableFuture<Answer> createOrderAsync(String customerId, String key) {
-        return send(post("/orders", orderBody(customerId), customerToken(customerId), key));
+        return post("/orders", orderBody(customerId), customerToken(customerId), key);
     }
 
     /** {@code POST /orders/{id}/{action}}: pay as the owning customer, the rest as the operator; key may be null. */
@@ -147,7 +152,7 @@ public final class ServiceClient {
     public CompletableFuture<Answer> transitionAsync(String orderId, String action, String customerId, String key,
             String body) {
         String token = action.equals("pay") ? customerToken(customerId) : operatorToken();
-        return send(post("/orders/" + orderId + "/" + action, body, token, key));
+        return post("/orders/" + orderId + "/" + action, body, token, key);
     }
 
     /** Posts a provider event signed now with the mockpay secret (the signature is fresh, the body unchanged). */
@@ -159,28 +164,49 @@ public final class ServiceClient {
         String signature = Callbacks.signature(ServiceProcess.SECRET, Instant.now().getEpochSecond(), body);
         return send(HttpRequest.newBuilder(base.resolve("/payments/mockpay/callbacks")).timeout(TIMEOUT)
                 .header("Content-Type", "application/json").header("Payment-Signature", signature)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), body);
     }
 
     public Answer getOrder(String orderId) {
         return join(send(HttpRequest.newBuilder(base.resolve("/orders/" + orderId)).timeout(TIMEOUT)
-                .header("Authorization", "Bearer " + operatorToken()).GET().build()));
+                .header("Authorization", "Bearer " + operatorToken()).GET().build(), null));
     }
 
-    private HttpRequest post(String path, String body, String token, String key) {
+    private CompletableFuture<Answer> post(String path, String body, String token, String key) {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT)
                 .header("Content-Type", "application/json").header("Authorization", "Bearer " + token)
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (key != null) {
             b.header("Idempotency-Key", key);
         }
-        return b.build();
+        return send(b.build(), body);
     }
 
-    private static CompletableFuture<Answer> send(HttpRequest request) {
+    /** Sends the request; an answer that openapi.yaml does not describe fails the test (see {@link Contract}). */
+    private static CompletableFuture<Answer> send(HttpRequest request, String body) {
         return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .thenApply(r -> new Answer(r.statusCode(), r.headers(), r.body(), null))
-                .exceptionally(failure -> new Answer(-1, null, null, unwrap(failure)));
+                .exceptionally(failure -> new Answer(-1, null, null, unwrap(failure)))
+                .thenApply(answer -> checked(request, body, answer));
+    }
+
+    private static Answer checked(HttpRequest request, String body, Answer answer) {
+        if (!answer.answered()) {
+            return answer;
+        }
+        SimpleRequest.Builder sent = new SimpleRequest.Builder(request.method(), request.uri().getRawPath());
+        request.headers().map().forEach(sent::withHeader);
+        if (body != null) {
+            sent.withBody(body);
+        }
+        SimpleResponse.Builder got = SimpleResponse.Builder.status(answer.status()).withBody(answer.body());
+        answer.headers().map().forEach(got::withHeader);
+        ValidationReport report = Contract.validate(sent.build(), got.build(), true);
+        if (report.hasErrors()) {
+            throw new AssertionError("Not as openapi.yaml says: " + request.method() + " " + request.uri().getPath()
+                    + " → " + answer + "\n" + SimpleValidationReportFormat.getInstance().apply(report));
+        }
+        return answer;
     }
 
     private static Exception unwrap(Throwable failure) {

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,16 +54,17 @@ public final class ServiceProcess {
         this.process = process;
     }
 
-    /** The environment every instance gets: the IT database, Redis DB 2, the dev JWT key and the mockpay secret. */
+    /** The environment every instance gets: the IT database and Redis database, the dev JWT key, the mockpay secret. */
     public static Map<String, String> baseEnvironment() {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         env.put("QUARKUS_DATASOURCE_REACTIVE_URL", ItDatabase.reactiveUrl());
         env.put("QUARKUS_DATASOURCE_JDBC_URL", ItDatabase.jdbcUrl());
-        env.put("QUARKUS_DATASOURCE_USERNAME", ItDatabase.USER);
+        env.put("QUARKUS_DATASOURCE_USERNAME", ItDatabase.user());
+        env.put("QUARKUS_DATASOURCE_PASSWORD", ItDatabase.password());
         // three replicas plus everyone else's builds share one PostgreSQL (max_connections 100): a smaller pool
         env.put("QUARKUS_DATASOURCE_REACTIVE_MAX_SIZE", "6");
-        env.put("QUARKUS_REDIS_HOSTS", RedisDb.URL);
+        env.put("QUARKUS_REDIS_HOSTS", RedisDb.url());
         env.put("PAYMENTS_PROVIDERS_MOCKPAY_SECRETS", SECRET);
         env.put("MP_JWT_VERIFY_PUBLICKEY_LOCATION", "dev/publicKey.pem");
         env.put("MP_JWT_VERIFY_ISSUER", Auth.ISSUER);
@@ -76,7 +76,7 @@ public final class ServiceProcess {
         Path jar = jar();
         Path logs = logDirectory();
         Path log = logs.resolve(name + ".log");
-        int port = freePort();
+        int port = FreePorts.take();
         // C1 only and the serial collector: less CPU spent on the JIT and GC threads while several JVMs share two cores
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx512m", "-XX:TieredStopAtLevel=1",
                 "-XX:+UseSerialGC", "-jar", jar.toString()));
@@ -276,15 +276,6 @@ public final class ServiceProcess {
 
     private static String javaBinary() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     static void sleep(long millis) {

@@ -1,13 +1,12 @@
 package io.orderflow.support;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.UUID;
 
-/** Reads the test database directly, so tests assert the rows and not only what the API says. */
+/** Reads the {@code @QuarkusTest}s' database ({@link TestServices}) directly, so tests assert the rows and not only what the API says. */
 public final class Sql {
 
     private interface Work<T> {
@@ -46,13 +45,26 @@ public final class Sql {
 
     /** The invariant checker's violations over these orders of the test database (empty when all is well). */
     public static java.util.List<InvariantChecker.Violation> violations(java.util.Collection<String> orderIds) {
-        return new InvariantChecker(LocalServices.jdbcUrl(), "postgres", "")
-                .check(orderIds.stream().map(UUID::fromString).toList());
+        return checker().check(orderIds.stream().map(UUID::fromString).toList());
+    }
+
+    public static InvariantChecker checker() {
+        TestServices.Postgres pg = TestServices.get().postgres();
+        return new InvariantChecker(jdbcUrl(), pg.user(), pg.password());
+    }
+
+    /** The {@code @QuarkusTest}s' database on the test PostgreSQL. */
+    public static String jdbcUrl() {
+        return TestServices.get().postgres().jdbcUrl(TestServices.QUARKUS_DATABASE);
+    }
+
+    /** A new connection to the {@code @QuarkusTest}s' database; the caller closes it. */
+    public static Connection connect() throws SQLException {
+        return TestServices.get().postgres().connect(TestServices.QUARKUS_DATABASE);
     }
 
     private static <T> T run(String sql, Object[] params, Work<T> work) {
-        try (Connection c = DriverManager.getConnection(LocalServices.jdbcUrl(), "postgres", "");
-                PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
             }

@@ -2,7 +2,6 @@ package io.orderflow.support;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,11 +12,13 @@ import org.netcrusher.tcp.TcpCrusherBuilder;
 
 /**
  * Counts the service's round trips to PostgreSQL on the wire: a TCP proxy (NetCrusher) between the service's
- * reactive pool and the server reads the server's messages and counts ReadyForQuery ({@code Z}), which ends every
- * round trip, BEGIN and COMMIT included. Flyway still migrates over a direct JDBC connection.
+ * reactive pool and the test PostgreSQL ({@link TestServices}) reads the server's messages and counts ReadyForQuery
+ * ({@code Z}), which ends every round trip, BEGIN and COMMIT included. Flyway still migrates over a direct JDBC
+ * connection.
  */
 public class WireRoundTrips implements QuarkusTestResourceLifecycleManager {
 
+    private static final String LOOPBACK = "127.0.0.1";
     private static final AtomicLong READY_FOR_QUERY = new AtomicLong();
     private static NioReactor reactor;
     private static TcpCrusher proxy;
@@ -29,21 +30,28 @@ public class WireRoundTrips implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public Map<String, String> start() {
+        return open(TestServices.get());
+    }
+
+    /** Opens the counting proxy in front of {@code services}' PostgreSQL; returns the configuration that uses it. */
+    static Map<String, String> open(TestServices services) {
         try {
             reactor = new NioReactor();
-            int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
-            proxy = TcpCrusherBuilder.builder().withReactor(reactor).withBindAddress("127.0.0.1", port)
-                    .withConnectAddress("127.0.0.1", 5432)
-                    .withIncomingTransformFilterFactory(address -> new ServerMessages())
-                    .buildAndOpen();
-            return Map.of("quarkus.datasource.reactive.url",
-                    "postgresql://127.0.0.1:" + port + "/" + LocalServices.DATABASE);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+        proxy = TcpCrusherBuilder.builder().withReactor(reactor).withBindAddress(LOOPBACK, FreePorts.take())
+                .withConnectAddress(services.postgres().host(), services.postgres().port())
+                .withIncomingTransformFilterFactory(address -> new ServerMessages())
+                .buildAndOpen();
+        TestServices.Postgres through = new TestServices.Postgres(LOOPBACK, proxy.getBindAddress().getPort(),
+                services.postgres().user(), services.postgres().password());
+        return Map.of("quarkus.datasource.reactive.url", through.reactiveUrl(TestServices.QUARKUS_DATABASE));
+    }
+
+    /** The proxy's own address and where it forwards to (for TestServicesTest). */
+    static TcpCrusher proxy() {
+        return proxy;
     }
 
     @Override

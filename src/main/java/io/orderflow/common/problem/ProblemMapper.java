@@ -4,13 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import io.orderflow.order.domain.AmountMismatchException;
-import io.orderflow.order.domain.IllegalTransitionException;
-import io.orderflow.order.domain.TransitionConflictException;
-import io.orderflow.order.domain.InvalidOrderException;
-import io.orderflow.order.domain.OrderNotFoundException;
-import io.orderflow.order.domain.VersionMismatchException;
 import io.orderflow.common.Reply;
+import io.quarkus.arc.All;
 import io.smallrye.mutiny.CompositeException;
 import io.smallrye.mutiny.TimeoutException;
 import io.vertx.pgclient.PgException;
@@ -20,6 +15,7 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.util.List;
 import java.util.Map;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
@@ -37,9 +33,11 @@ public class ProblemMapper {
     public static final String RETRY_AFTER_SECONDS = "1";
 
     private final ObjectMapper json;
+    private final List<ProblemTranslator> features;
 
-    public ProblemMapper(ObjectMapper json) {
+    public ProblemMapper(ObjectMapper json, @All List<ProblemTranslator> features) {
         this.json = json;
+        this.features = List.copyOf(features);
     }
 
     /**
@@ -98,28 +96,11 @@ public class ProblemMapper {
             return Problem.of(ProblemType.FORBIDDEN, cause.getMessage() == null || cause.getMessage().isBlank()
                     ? "Your role does not allow this operation" : cause.getMessage());
         }
-        if (cause instanceof IllegalTransitionException it) {
-            return Problem.of(ProblemType.ILLEGAL_TRANSITION, it.getMessage())
-                    .with("currentStatus", it.current())
-                    .with("event", it.event())
-                    .with("allowedEvents", it.allowedEvents());
-        }
-        if (cause instanceof TransitionConflictException tc) {
-            return Problem.of(ProblemType.TRANSITION_CONFLICT, tc.getMessage())
-                    .with("event", tc.event())
-                    .with("applied", tc.applied());
-        }
-        if (cause instanceof AmountMismatchException am) {
-            return Problem.of(ProblemType.AMOUNT_MISMATCH, am.getMessage());
-        }
-        if (cause instanceof InvalidOrderException io) {
-            return Problem.of(ProblemType.INVALID_REQUEST, io.getMessage()).with("field", io.field());
-        }
-        if (cause instanceof OrderNotFoundException) {
-            return Problem.of(ProblemType.NOT_FOUND, cause.getMessage());
-        }
-        if (cause instanceof VersionMismatchException vm) {
-            return Problem.of(ProblemType.VERSION_MISMATCH, vm.getMessage()).with("currentVersion", vm.actual());
+        for (ProblemTranslator feature : features) {
+            Problem problem = feature.toProblem(cause);
+            if (problem != null) {
+                return problem;
+            }
         }
         if (cause instanceof UnrecognizedPropertyException unknown) {
             return Problem.of(ProblemType.INVALID_REQUEST, "Unknown field '" + unknown.getPropertyName()

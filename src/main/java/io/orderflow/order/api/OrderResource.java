@@ -24,8 +24,6 @@ import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -67,9 +65,6 @@ public class OrderResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Callers.CUSTOMER)
-    @APIResponses({ @APIResponse(responseCode = "201"), @APIResponse(responseCode = "400"),
-            @APIResponse(responseCode = "409"), @APIResponse(responseCode = "415"),
-            @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503") })
     public Uni<Response> create(@RestHeader(IdempotencyKeys.HEADER) String key, OrderRequests.CreateOrder body) {
         OrderRequests.CreateOrder request = required(body);
         Callers.Caller caller = callers.current();
@@ -87,13 +82,11 @@ public class OrderResource {
 
     @GET
     @Path("{id}")
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "404") })
     public Uni<Response> get(@RestPath String id) {
         return service.find(orderId(id), callers.current().owner()).map(order -> replies.ok(order).toResponse());
     }
 
     @GET
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400") })
     public Uni<OrderPage> list(@RestQuery String customerId, @RestQuery String status, @RestQuery String limit,
             @RestQuery String after) {
         int size = limit == null ? DEFAULT_PAGE : pageSize(limit);
@@ -114,7 +107,6 @@ public class OrderResource {
 
     @GET
     @Path("{id}/transitions")
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "404") })
     public Uni<List<TransitionView>> transitions(@RestPath String id) {
         UUID orderId = orderId(id);
         return service.find(orderId, callers.current().owner()).chain(order -> orders.history(orderId))
@@ -125,10 +117,6 @@ public class OrderResource {
     @Path("{id}/pay")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Callers.CUSTOMER)
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"),
-            @APIResponse(responseCode = "404"), @APIResponse(responseCode = "409"),
-            @APIResponse(responseCode = "412"), @APIResponse(responseCode = "415"),
-            @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503") })
     public Uni<Response> pay(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Pay body) {
         OrderRequests.Pay request = required(body);
@@ -140,10 +128,6 @@ public class OrderResource {
     @Path("{id}/ship")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Callers.OPERATOR)
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"),
-            @APIResponse(responseCode = "404"), @APIResponse(responseCode = "409"),
-            @APIResponse(responseCode = "412"), @APIResponse(responseCode = "415"),
-            @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503") })
     public Uni<Response> ship(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Ship body) {
         OrderRequests.Ship request = required(body);
@@ -155,10 +139,6 @@ public class OrderResource {
     @Path("{id}/deliver")
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Callers.OPERATOR)
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"),
-            @APIResponse(responseCode = "404"), @APIResponse(responseCode = "409"),
-            @APIResponse(responseCode = "412"), @APIResponse(responseCode = "415"),
-            @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503") })
     public Uni<Response> deliver(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Deliver body) {
         return move(id, key, false, ifMatch, OrderEvent.DELIVER, new EventDetails.None(),
@@ -168,10 +148,6 @@ public class OrderResource {
     @POST
     @Path("{id}/cancel")
     @Consumes(MediaType.APPLICATION_JSON)
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400"),
-            @APIResponse(responseCode = "404"), @APIResponse(responseCode = "409"),
-            @APIResponse(responseCode = "412"), @APIResponse(responseCode = "415"),
-            @APIResponse(responseCode = "422"), @APIResponse(responseCode = "503") })
     public Uni<Response> cancel(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Cancel body) {
         OrderRequests.Cancel request = body == null ? new OrderRequests.Cancel(null) : body;

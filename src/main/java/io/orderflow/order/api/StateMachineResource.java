@@ -7,8 +7,6 @@ import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponses;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.Arrays;
@@ -27,7 +25,6 @@ public class StateMachineResource {
     }
 
     @GET
-    @APIResponses({ @APIResponse(responseCode = "200"), @APIResponse(responseCode = "400") })
     public Response get(@RestQuery String format) {
         if (format == null || format.equals("json")) {
             return Response.ok(json(), MediaType.APPLICATION_JSON).build();

@@ -5,9 +5,8 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.orderflow.support.LocalServices;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Sql;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -17,7 +16,6 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@QuarkusTestResource(LocalServices.class)
 class OrderResourceTest {
 
     private static final String PROBLEM = "application/problem+json";
@@ -136,7 +134,7 @@ class OrderResourceTest {
     void shouldAnswer404ForUnknownAndMalformedOrderIds() {
         Auth.operator().get("/orders/" + UUID.randomUUID()).then().statusCode(404).contentType(PROBLEM)
                 .body("type", is(TYPES + "not-found"));
-        Auth.operator().get("/orders/not-a-uuid").then().statusCode(404).contentType(PROBLEM);
+        Auth.operator().filter(Contract.invalidRequest()).get("/orders/not-a-uuid").then().statusCode(404).contentType(PROBLEM);
         post(UUID.randomUUID().toString(), "ship", shipBody()).then().statusCode(404)
                 .body("type", is(TYPES + "not-found"));
     }
@@ -167,8 +165,8 @@ class OrderResourceTest {
                 Map.of("customerId", "c", "currency", "EUR", "amount", 1,
                         "items", List.of(Map.of("sku", "A", "quantity", 1, "unitPrice", 1))));
         for (Object body : bad) {
-            Auth.customer("c").contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(body)
-                    .post("/orders")
+            Auth.customer("c").filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                    .header("Idempotency-Key", newKey()).body(body).post("/orders")
                     .then().statusCode(400).contentType(PROBLEM).body("status", is(400),
                             "type", startsWith(TYPES), "detail", notNullValue());
         }
@@ -177,16 +175,20 @@ class OrderResourceTest {
 
     @Test
     void shouldRefuseMalformedJsonAndWrongContentTypeWithProblemDetails() {
-        Auth.customer("c").contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body("{\"customerId\": ")
+        Auth.customer("c").filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .header("Idempotency-Key", newKey()).body("{\"customerId\": ")
                 .post("/orders").then().statusCode(400).contentType(PROBLEM)
                 .body("type", is(TYPES + "malformed-body"), "detail", not(containsString("Exception")));
-        Auth.customer("c").contentType(ContentType.TEXT).header("Idempotency-Key", newKey()).body("hello")
+        Auth.customer("c").filter(Contract.invalidRequest()).contentType(ContentType.TEXT)
+                .header("Idempotency-Key", newKey()).body("hello")
                 .post("/orders").then().statusCode(415).contentType(PROBLEM)
                 .body("type", is(TYPES + "unsupported-media-type"));
-        Auth.customer("c").contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        Auth.customer("c").filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .header("Idempotency-Key", newKey())
                 .body("{\"customerId\":\"c\",\"currency\":\"EUR\",\"items\":[{\"sku\":\"A\",\"quantity\":\"many\"}]}")
                 .post("/orders").then().statusCode(400).contentType(PROBLEM);
-        Auth.customer("c").contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        Auth.customer("c").filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .header("Idempotency-Key", newKey())
                 .body("{\"customerId\":\"c\",\"currency\":\"EUR\",\"items\":[{\"sku\":\"A\",\"quantity\":1,"
                         + "\"unitPrice\":99999999999999999999999}]}")
                 .post("/orders").then().statusCode(400).contentType(PROBLEM);
@@ -205,9 +207,9 @@ class OrderResourceTest {
                 .then().statusCode(200).body("items.id", contains(ids.get(2))).body("next", nullValue());
         Auth.customer(customer).queryParam("status", "CREATED").get("/orders")
                 .then().body("items", hasSize(3));
-        Auth.operator().queryParam("limit", 101).get("/orders").then().statusCode(400).contentType(PROBLEM);
-        Auth.operator().queryParam("status", "LOST").get("/orders").then().statusCode(400).contentType(PROBLEM);
-        Auth.operator().queryParam("after", "x").get("/orders").then().statusCode(400).contentType(PROBLEM);
+        Auth.operator().filter(Contract.invalidRequest()).queryParam("limit", 101).get("/orders").then().statusCode(400).contentType(PROBLEM);
+        Auth.operator().filter(Contract.invalidRequest()).queryParam("status", "LOST").get("/orders").then().statusCode(400).contentType(PROBLEM);
+        Auth.operator().filter(Contract.invalidRequest()).queryParam("after", "x").get("/orders").then().statusCode(400).contentType(PROBLEM);
     }
 
     @Test
@@ -235,7 +237,8 @@ class OrderResourceTest {
         String customer = "big-" + UUID.randomUUID();
         String huge = "{\"customerId\":\"" + customer + "\",\"currency\":\"EUR\",\"items\":[{\"sku\":\""
                 + "x".repeat(70_000) + "\",\"quantity\":1,\"unitPrice\":1}]}";
-        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey()).body(huge)
+        Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .header("Idempotency-Key", newKey()).body(huge)
                 .post("/orders").then().statusCode(413).contentType(PROBLEM)
                 .body("type", is(TYPES + "payload-too-large"));
         assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
@@ -248,15 +251,19 @@ class OrderResourceTest {
         for (int i = 0; i < 101; i++) {
             items.add(Map.of("sku", "S" + i, "quantity", 1, "unitPrice", 1));
         }
-        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .header("Idempotency-Key", newKey())
                 .body(Map.of("customerId", customer, "currency", "EUR", "items", items))
                 .post("/orders").then().statusCode(400).body("field", is("items"));
-        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+        Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .header("Idempotency-Key", newKey())
                 .body(Map.of("customerId", customer, "currency", "EUR",
                         "items", List.of(Map.of("sku", "s".repeat(65), "quantity", 1, "unitPrice", 1))))
                 .post("/orders").then().statusCode(400).body("field", is("items[].sku"));
         String id = paidOrder();
-        post(id, "ship", Map.of("carrier", "c".repeat(129), "trackingNumber", "1")).then().statusCode(400);
+        Auth.operator().filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .body(Map.of("carrier", "c".repeat(129), "trackingNumber", "1")).post("/orders/" + id + "/ship")
+                .then().statusCode(400);
         assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 }

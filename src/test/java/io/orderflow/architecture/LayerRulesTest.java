@@ -1,0 +1,42 @@
+package io.orderflow.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.junit.ArchTests;
+import com.tngtech.archunit.lang.ArchRule;
+
+/**
+ * The layer rules of STYLE.md and the package docs, checked on the compiled classes: packages by feature, a plain
+ * Java order domain, {@code common} beneath every feature; and the persistence layer's ({@link PersistenceLayerRules}).
+ */
+@AnalyzeClasses(packages = "io.orderflow", importOptions = ImportOption.DoNotIncludeTests.class)
+class LayerRulesTest {
+
+    @ArchTest
+    static final ArchTests persistenceLayerRules = ArchTests.in(PersistenceLayerRules.class);
+
+    @ArchTest
+    static final ArchRule theOrderDomainShouldUseNoFrameworkNoSerializerAndNoDatabaseApi = noClasses()
+            .that().resideInAPackage("io.orderflow.order.domain..")
+            .should().dependOnClassesThat().resideInAnyPackage(
+                    "io.quarkus..", "org.hibernate..", "io.vertx..", "io.smallrye..", "org.jboss..",
+                    "jakarta.ws.rs..", "jakarta.persistence..", "jakarta.enterprise..", "jakarta.inject..",
+                    "com.fasterxml.jackson..", "java.sql..", "io.orderflow.common..")
+            .because("the state machine is plain Java: the domain's package-info says so, and tests run it bare");
+
+    @ArchTest
+    static final ArchRule theOrderFeatureShouldNeverUseThePaymentFeature = noClasses()
+            .that().resideInAPackage("io.orderflow.order..")
+            .should().dependOnClassesThat().resideInAPackage("io.orderflow.payment..")
+            .because("payments call into orders through the one transition path, never the other way round");
+
+    @ArchTest
+    static final ArchRule commonShouldUseNoFeature = noClasses()
+            .that().resideInAPackage("io.orderflow.common..")
+            .should().dependOnClassesThat().resideInAnyPackage(
+                    "io.orderflow.order..", "io.orderflow.payment..", "io.orderflow.idempotency..")
+            .because("every feature builds on common; a feature's errors are mapped by its own ProblemTranslator");
+}

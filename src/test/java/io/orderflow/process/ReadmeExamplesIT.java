@@ -1,0 +1,83 @@
+package io.orderflow.process;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.orderflow.support.ItDatabase;
+import io.orderflow.support.ServiceProcess;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README cannot rot: its example blocks (fenced as {@code ```bash example}) run in order, as one bash session
+ * in the project folder, against the packaged service, exactly as a newcomer pastes them — then their output is
+ * checked for what the README says happens.
+ */
+class ReadmeExamplesIT {
+
+    private static final Path README = Path.of("README.md");
+    private static final Pattern EXAMPLE = Pattern.compile("(?m)^```bash example\\n(.*?)^```$", Pattern.DOTALL);
+
+    static List<String> examples(String readme) {
+        List<String> blocks = new ArrayList<>();
+        Matcher m = EXAMPLE.matcher(readme);
+        while (m.find()) {
+            blocks.add(m.group(1));
+        }
+        return blocks;
+    }
+
+    @Test
+    void shouldKeepTheTestCommandThatCiRunsVerbatim() throws IOException {
+        String readme = Files.readString(README);
+        assertTrue(readme.contains("\n./mvnw -B verify && bench/run.sh --smoke\n"), "README's test command");
+        assertTrue(Files.readString(Path.of(".ci/run")).contains("\n./mvnw -B verify && bench/run.sh --smoke\n"),
+                ".ci/run runs the README's test command");
+    }
+
+    @Test
+    void shouldRunTheReadmeExamplesInOrderAgainstThePackagedService() throws Exception {
+        List<String> blocks = examples(Files.readString(README));
+        assertTrue(blocks.size() >= 8, "the README's example blocks: " + blocks.size());
+        ItDatabase.createIfMissing();
+        ServiceProcess service = ServiceProcess.start("ReadmeExamplesIT", Map.of()).awaitReady();
+        try {
+            String script = "set -euo pipefail\n" + String.join("\n", blocks);
+            Path log = ServiceProcess.logDirectory().resolve("ReadmeExamplesIT-examples.log");
+            ProcessBuilder bash = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
+            bash.environment().put("BASE", service.baseUri().toString());
+            Process run = bash.start();
+            boolean ended = run.waitFor(180, TimeUnit.SECONDS);
+            if (!ended) {
+                run.destroyForcibly();
+            }
+            String out = Files.readString(log, StandardCharsets.UTF_8);
+            assertTrue(ended, "the examples did not finish:\n" + out);
+            assertEquals(0, run.exitValue(), "an example failed:\n" + out);
+            assertAll(
+                    () -> assertTrue(out.matches("(?si).*HTTP/1.1 201.*location: /orders/.*etag: \"0\".*"),
+                            "create answers 201 with Location and ETag:\n" + out),
+                    () -> assertTrue(out.contains("\n201\n"), "the retry loop ends on the stored 201:\n" + out),
+                    () -> assertTrue(out.contains("\"status\":\"PAYMENT_PENDING\""), "pay:\n" + out),
+                    () -> assertTrue(out.contains("\"outcome\":\"applied\""), "the signed callback:\n" + out),
+                    () -> assertTrue(out.contains("\"status\":\"DELIVERED\""), "ship and deliver:\n" + out),
+                    () -> assertTrue(out.contains("illegal-transition") && out.contains("\"currentStatus\":\"DELIVERED\""),
+                            "cancel after delivery is refused:\n" + out),
+                    () -> assertTrue(out.contains("\"status\":\"CANCELLED\""), "the second order cancels:\n" + out),
+                    () -> assertTrue(out.contains("stateDiagram-v2"), "the diagram:\n" + out));
+        } finally {
+            service.stop();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.orderflow.support;
+
+import com.atlassian.oai.validator.OpenApiInteractionValidator;
+import com.atlassian.oai.validator.model.ApiOperation;
+import com.atlassian.oai.validator.model.Request;
+import com.atlassian.oai.validator.model.Response;
+import com.atlassian.oai.validator.report.LevelResolver;
+import com.atlassian.oai.validator.report.SimpleValidationReportFormat;
+import com.atlassian.oai.validator.report.ValidationReport;
+import com.atlassian.oai.validator.restassured.RestAssuredRequest;
+import com.atlassian.oai.validator.restassured.RestAssuredResponse;
+import io.restassured.RestAssured;
+import io.restassured.filter.Filter;
+import io.restassured.filter.FilterContext;
+import io.restassured.filter.OrderedFilter;
+import io.restassured.specification.FilterableRequestSpecification;
+import io.restassured.specification.FilterableResponseSpecification;
+import io.swagger.v3.oas.models.headers.Header;
+import io.swagger.v3.oas.models.responses.ApiResponse;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * openapi.yaml, enforced: every RESTAssured request and response of every test is validated against it (Atlassian's
+ * swagger-request-validator), so an undocumented status, header or field — or a request the contract does not
+ * describe — fails the test that made it. Installed once for all {@code @QuarkusTest}s by {@link ContractValidation}.
+ *
+ * <p>A hostile-input test that sends a deliberately invalid request marks it with {@link #invalidRequest()}: the
+ * request is then not validated, its response still is. Quarkus's own endpoints under {@code /q/} (health, metrics,
+ * the OpenAPI document itself) are not part of the API contract.
+ */
+public final class Contract {
+
+    /** Headers the service gives a meaning to: present in a response, they must be documented for its status. */
+    static final List<String> API_HEADERS = List.of("Location", "ETag", "Idempotent-Replayed", "Retry-After",
+            "WWW-Authenticate");
+
+    private static final OpenApiInteractionValidator VALIDATOR = OpenApiInteractionValidator
+            .createForSpecificationUrl(Path.of("openapi.yaml").toAbsolutePath().toUri().toString())
+            .withLevelResolver(LevelResolver.create().withDefaultLevel(ValidationReport.Level.ERROR).build())
+            .withCustomResponseValidation(Contract::documentedHeadersOnly)
+            .build();
+
+    private Contract() {
+    }
+
+    /** Marks a deliberately invalid request: it is sent unvalidated; its response is validated as always. */
+    public static Filter invalidRequest() {
+        return new InvalidRequest();
+    }
+
+    /** Adds the validating filter to RESTAssured's defaults unless it is there already. */
+    public static void install() {
+        if (RestAssured.filters().stream().noneMatch(Validation.class::isInstance)) {
+            RestAssured.filters(new Validation());
+        }
+    }
+
+    /** The contract's verdict on one exchange; {@code requestToo} false checks the response only. */
+    public static ValidationReport validate(Request request, Response response, boolean requestToo) {
+        if (requestToo) {
+            return VALIDATOR.validate(request, response);
+        }
+        ValidationReport report = VALIDATOR.validateResponse(request.getPath(), request.getMethod(), response);
+        if (response.getStatus() == 405 && isUnknownOperation(report)) {
+            // a method the path does not list: the 405 is documented on the methods it does list
+            for (Request.Method listed : Request.Method.values()) {
+                ValidationReport asListed = VALIDATOR.validateResponse(request.getPath(), listed, response);
+                if (!isUnknownOperation(asListed)) {
+                    return asListed;
+                }
+            }
+        }
+        return report;
+    }
+
+    private static boolean isUnknownOperation(ValidationReport report) {
+        return report.getMessages().stream().anyMatch(m -> m.getKey().equals("validation.request.operation.notAllowed")
+                || m.getKey().equals("validation.request.path.missing"));
+    }
+
+    private static ValidationReport documentedHeadersOnly(Response response, ApiOperation operation) {
+        ApiResponse documented = operation.getOperation().getResponses().get(String.valueOf(response.getStatus()));
+        if (documented == null) {
+            return ValidationReport.empty(); // the validator reports the undocumented status itself
+        }
+        Map<String, Header> headers = documented.getHeaders() == null ? Map.of() : documented.getHeaders();
+        ValidationReport report = ValidationReport.empty();
+        for (String name : API_HEADERS) {
+            boolean sent = !response.getHeaderValues(name).isEmpty();
+            if (sent && headers.keySet().stream().noneMatch(name::equalsIgnoreCase)) {
+                report = report.merge(ValidationReport.singleton(ValidationReport.Message.create(
+                        "validation.response.header.undocumented", "Header " + name + " is sent with "
+                                + response.getStatus() + " but not documented for it").build()));
+            }
+        }
+        return report;
+    }
+
+    private static final class InvalidRequest implements Filter {
+        @Override
+        public io.restassured.response.Response filter(FilterableRequestSpecification request,
+                FilterableResponseSpecification response, FilterContext ctx) {
+            return ctx.next(request, response);
+        }
+    }
+
+    private static final class Validation implements OrderedFilter {
+
+        @Override
+        public io.restassured.response.Response filter(FilterableRequestSpecification request,
+                FilterableResponseSpecification responseSpec, FilterContext ctx) {
+            io.restassured.response.Response response = ctx.next(request, responseSpec);
+            if (request.getDerivedPath().startsWith("/q/")) {
+                return response;
+            }
+            boolean requestToo = request.getDefinedFilters().stream().noneMatch(InvalidRequest.class::isInstance);
+            ValidationReport report = validate(RestAssuredRequest.of(request), RestAssuredResponse.of(response),
+                    requestToo);
+            if (report.hasErrors()) {
+                String details = SimpleValidationReportFormat.getInstance().apply(report);
+                throw new AssertionError("Not as openapi.yaml says: " + request.getMethod() + " "
+                        + request.getDerivedPath() + " → " + response.statusCode() + "\n"
+                        + (details.length() > 4000 ? details.substring(0, 4000) + " …" : details));
+            }
+            return response;
+        }
+
+        @Override
+        public int getOrder() {
+            return OrderedFilter.LOWEST_PRECEDENCE; // last before the request goes out: it sees what is sent
+        }
+    }
+}
