@@ -1,12 +1,16 @@
 package io.orderflow.common;
 
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
+import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
- * Who is calling, from the verified bearer token. Customers act on their own orders only (their subject is their
- * customer id); operators on any. Idempotency keys are scoped to the caller, so two callers never see each other's
+ * Who is calling, from the verified bearer token. Customers act on their own orders only (their id is the token's
+ * {@code sub}, never {@code upn} or {@code preferred_username}); operators on any. A token with neither role is no
+ * caller of the order API (403). Idempotency keys are scoped to the caller, so two callers never see each other's
  * stored responses.
  */
 @ApplicationScoped
@@ -37,6 +41,15 @@ public class Callers {
 
     public Caller current() {
         SecurityIdentity id = identity.get();
-        return new Caller(id.getPrincipal().getName(), id.hasRole(OPERATOR));
+        // the principal's name falls back to upn and preferred_username: only the subject identifies a customer
+        String subject = id.getPrincipal() instanceof JsonWebToken token ? token.getSubject() : null;
+        if (subject == null || subject.isBlank()) {
+            throw new UnauthorizedException();
+        }
+        boolean operator = id.hasRole(OPERATOR);
+        if (!operator && !id.hasRole(CUSTOMER)) {
+            throw new ForbiddenException("The token carries neither the customer nor the operator role");
+        }
+        return new Caller(subject, operator);
     }
 }

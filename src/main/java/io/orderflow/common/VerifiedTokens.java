@@ -25,6 +25,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * is verified in full, and a remembered token is only answered while its {@code exp} lies in the future (without
  * the clock-skew allowance the full check grants). Failed verifications are never remembered. Bounded by
  * {@code orders.auth.verified-tokens.max-size}; 0 turns the cache off.
+ *
+ * <p>Only tokens that also pass {@link TokenPolicy} are remembered (and answered).
  */
 @Alternative
 @Priority(1)
@@ -48,6 +50,7 @@ public class VerifiedTokens extends JWTCallerPrincipalFactory {
             return known;
         }
         JWTCallerPrincipal principal = verifier.parse(token, authContextInfo);
+        TokenPolicy.check(principal, Instant.now().getEpochSecond(), authContextInfo.getClockSkew());
         verified.put(token, principal);
         return principal;
     }

@@ -20,6 +20,8 @@ import java.util.function.Function;
 @ApplicationScoped
 public class IdempotencyGate {
 
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(IdempotencyGate.class);
+
     private final RunningRequests running;
     private final RedisShutter shutter;
     private final IdempotencyRepository repository;
@@ -68,7 +70,7 @@ public class IdempotencyGate {
     private Uni<Reply> throughLayers(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
         return shutter.claimOrAwait(claim).chain(peek -> switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
-            case IN_FLIGHT -> answerInFlight(request, claim);
+            case IN_FLIGHT -> peek.differsFrom(claim) ? mismatch() : answerInFlight(request, claim);
             case CLAIMED, UNAVAILABLE -> redeemIfToken(request, claim)
                     .chain(() -> runOnDatabase(request, claim, action))
                     .onFailure().call(() -> shutter.release(claim));
@@ -138,9 +140,15 @@ public class IdempotencyGate {
         if (reply.isNoStore()) {
             return;
         }
+        // remember() recovers from Redis failures itself; anything else reaching here is a bug worth a log line
         shutter.remember(claim, reply).subscribe().with(ignored -> {
-        }, failure -> {
-        });
+        }, failure -> LOG.warnf("Caching an answer in Redis failed: %s", failure.toString()));
+    }
+
+    /** Another copy holds the key with another body (on this replica or another): refused at once. */
+    private Uni<Reply> mismatch() {
+        metrics.mismatch();
+        return Uni.createFrom().failure(reused());
     }
 
     /** Stores an outcome that wrote no business row (a duplicate, a business failure); a racer may have won. */

@@ -3,19 +3,22 @@ package io.orderflow.idempotency;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import org.jboss.logging.Logger;
 
 /**
  * Retention of dedup records. Rows past their expiry are marked EXPIRED (a late retry then gets a clear refusal
- * and is never executed again); EXPIRED rows are deleted only after a further grace period. Works in batches with
- * {@code FOR UPDATE SKIP LOCKED}, so every replica may sweep at once without conflicts or double work.
+ * and is never executed again); EXPIRED rows are deleted only after a further grace period. One-time submit tokens
+ * are refused once expired and deleted after the same grace, as soon as no dedup record keyed by them remains.
+ * Works in batches with {@code FOR UPDATE SKIP LOCKED}, so every replica may sweep at once without conflicts or
+ * double work.
  */
 @ApplicationScoped
 public class IdempotencySweeper {
 
     private static final Logger LOG = Logger.getLogger(IdempotencySweeper.class);
 
-    public record Swept(int expired, int purged) {
+    public record Swept(int expired, int purged, int tokensPurged) {
     }
 
     private final IdempotencyRepository repository;
@@ -31,8 +34,9 @@ public class IdempotencySweeper {
             delayed = "10s", skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> scheduled() {
         return sweep().invoke(swept -> {
-            if (swept.expired() + swept.purged() > 0) {
-                LOG.infof("Idempotency sweep: %d marked EXPIRED, %d purged", swept.expired(), swept.purged());
+            if (swept.expired() + swept.purged() + swept.tokensPurged() > 0) {
+                LOG.infof("Idempotency sweep: %d marked EXPIRED, %d purged, %d submit tokens purged", swept.expired(),
+                        swept.purged(), swept.tokensPurged());
             }
         }).onFailure().recoverWithItem(failure -> {
             LOG.warnf("Idempotency sweep failed, next run retries: %s", failure.toString());
@@ -43,9 +47,11 @@ public class IdempotencySweeper {
     /** One full sweep: batches until nothing is due. */
     public Uni<Swept> sweep() {
         int batch = config.sweeper().batchSize();
+        Duration grace = config.retention().purgeGrace();
         return drain(() -> repository.expireDue(batch), batch, 0)
-                .chain(expired -> drain(() -> repository.purgeExpired(config.retention().purgeGrace(), batch), batch, 0)
-                        .map(purged -> new Swept(expired, purged)));
+                .chain(expired -> drain(() -> repository.purgeExpired(grace, batch), batch, 0)
+                        .chain(purged -> drain(() -> repository.purgeSubmitTokens(grace, batch), batch, 0)
+                                .map(tokens -> new Swept(expired, purged, tokens))));
     }
 
     private static Uni<Integer> drain(java.util.function.Supplier<Uni<Integer>> step, int batch, int done) {

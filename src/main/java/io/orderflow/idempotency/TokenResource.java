@@ -9,9 +9,12 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
 
-/** Issues one-time submit tokens: a form gets one when it renders and sends it as its Idempotency-Key. */
+/**
+ * Issues one-time submit tokens: a form gets one when it renders and sends it as its Idempotency-Key. Forms are the
+ * customers'; operators' tools and other clients generate their own keys.
+ */
 @Path("/idempotency-tokens")
-@io.quarkus.security.Authenticated
+@jakarta.annotation.security.RolesAllowed(Callers.CUSTOMER)
 @Produces(MediaType.APPLICATION_JSON)
 public class TokenResource {
 

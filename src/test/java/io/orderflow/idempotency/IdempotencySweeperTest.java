@@ -46,4 +46,38 @@ class IdempotencySweeperTest {
         assertTrue(first.expired() + second.expired() >= 1200, "both sweepers together marked every due row");
         assertTrue(first.purged() + second.purged() >= 30, "and purged every row past its grace");
     }
+
+    private static String token(String name, String expiresAt, String consumedScope) {
+        String token = OneTimeTokens.PREFIX + name + "-" + UUID.randomUUID();
+        Sql.update("insert into submit_tokens (token, caller, issued_at, expires_at, consumed_scope, consumed_at)"
+                + " values (?, 'customer:c-sweep', now() - interval '30 days', now() + ?::interval, ?,"
+                + " case when ?::text is null then null else now() - interval '29 days' end)",
+                token, expiresAt, consumedScope, consumedScope);
+        return token;
+    }
+
+    private static boolean exists(String token) {
+        return Sql.count("select count(*) from submit_tokens where token = ?", token) == 1;
+    }
+
+    @Test
+    void shouldPurgeSubmitTokensAfterTheGracePeriodOnceNoRecordNeedsThem() {
+        String scope = "customer:c-sweep POST /orders " + UUID.randomUUID();
+        String unusedLongExpired = token("unused-old", "-8 days", null);
+        String unusedRecentlyExpired = token("unused-recent", "-1 day", null);
+        String unusedValid = token("unused-valid", "10 minutes", null);
+        String usedWithoutRecord = token("used-no-record", "-8 days", scope);
+        String usedWithRecord = token("used-record", "-8 days", scope + " kept");
+        Sql.update("insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, created_at, expires_at)"
+                + " values (?, ?, 'ORDERS', 'DONE', 'f', now() - interval '9 days', now() + interval '1 day')",
+                scope + " kept", usedWithRecord);
+
+        IdempotencySweeper.Swept swept = sweeper.sweep().await().atMost(java.time.Duration.ofSeconds(60));
+
+        assertTrue(swept.tokensPurged() >= 2, "the sweep reports what it purged: " + swept);
+        assertEquals(java.util.List.of(false, true, true, false, true),
+                java.util.List.of(exists(unusedLongExpired), exists(unusedRecentlyExpired), exists(unusedValid),
+                        exists(usedWithoutRecord), exists(usedWithRecord)),
+                "purged: expired past the grace and needed by no record; kept: in grace, valid, keying a record");
+    }
 }

@@ -39,11 +39,16 @@ class OneTimeTokenTest {
 
     @Test
     void shouldRefuseATokenUsedForAnotherRequest() {
-        String token = Auth.operator().post("/idempotency-tokens").then().statusCode(201).extract().path("token");
-        String id = createOrder();
-        postKeyed(id, "cancel", java.util.Map.of("reason", "x"), token).then().statusCode(200);
-        postKeyed(createOrder(), "cancel", java.util.Map.of("reason", "x"), token).then().statusCode(422)
+        String customer = "c-token-other-" + run;
+        String token = token(customer);
+        cancelAs(customer, createOrder(customer), token).then().statusCode(200);
+        cancelAs(customer, createOrder(customer), token).then().statusCode(422)
                 .body("type", is(TYPES + "token-invalid"));
+    }
+
+    private static io.restassured.response.Response cancelAs(String customer, String orderId, String key) {
+        return Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key)
+                .body(java.util.Map.of("reason", "x")).post("/orders/" + orderId + "/cancel");
     }
 
     @Test

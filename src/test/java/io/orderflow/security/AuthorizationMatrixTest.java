@@ -72,7 +72,7 @@ class AuthorizationMatrixTest {
             "cancel, none, 401", "cancel, forged, 401", "cancel, owner, 200", "cancel, other, 404",
             "cancel, operator, 200",
             "anomalies, none, 401", "anomalies, owner, 403", "anomalies, operator, 200",
-            "tokens, none, 401", "tokens, owner, 201", "tokens, operator, 201",
+            "tokens, none, 401", "tokens, owner, 201", "tokens, operator, 403",
             "state-machine, none, 401", "state-machine, owner, 200", "state-machine, operator, 200" })
     void shouldAnswerEachRoleOnEachEndpointAsSpecified(String endpoint, String who, int expected) {
         String owner = newCustomer();

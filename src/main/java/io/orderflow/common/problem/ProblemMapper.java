@@ -106,18 +106,19 @@ public class ProblemMapper {
             return Problem.of(ProblemType.INVALID_REQUEST, "Unknown field '" + unknown.getPropertyName()
                     + "': only documented fields may be sent").with("field", unknown.getPropertyName());
         }
-        if (cause instanceof MismatchedInputException mismatch && !mismatch.getPath().isEmpty()) {
-            String field = mismatch.getPath().stream()
-                    .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[]")
-                    .reduce((a, b) -> b.equals("[]") ? a + b : a + "." + b).orElse("body");
-            return Problem.of(ProblemType.MALFORMED_BODY, field + " has the wrong type or format")
-                    .with("field", field);
-        }
         if (cause instanceof JsonProcessingException) {
-            return Problem.of(ProblemType.MALFORMED_BODY, "The body could not be read as the expected JSON");
+            return JsonProblems.of((JsonProcessingException) cause);
+        }
+        if (cause instanceof WebApplicationException wae && wae.getCause() instanceof JsonProcessingException body) {
+            return JsonProblems.of(body); // Quarkus REST wraps Jackson's parse and mapping failures in a 400
         }
         if (cause instanceof WebApplicationException wae) {
             return fromStatus(wae.getResponse().getStatus());
+        }
+        if (isDataError(cause)) {
+            // a backstop: the edge refuses such values first (SafeText), so this means a check is missing there
+            LOG.warnf("The database refused a value: %s", cause.toString());
+            return Problem.of(ProblemType.INVALID_REQUEST, "A value in the request cannot be stored");
         }
         if (isTransient(cause)) {
             LOG.warnf("Transient failure answered with 503: %s", cause.toString());
@@ -134,6 +135,12 @@ public class ProblemMapper {
             t = ce.getCauses().get(0);
         }
         return t;
+    }
+
+    /** SQLSTATE class 22 (data exception: NUL in text, invalid encoding, out of range): the request's value. */
+    static boolean isDataError(Throwable t) {
+        String state = sqlState(t);
+        return state != null && state.startsWith("22");
     }
 
     /** Failures that say nothing about the request: a retry later may well succeed. */

@@ -24,6 +24,8 @@ public enum ProblemType {
     REQUEST_IN_FLIGHT("request-in-flight", "A request with this Idempotency-Key is still being processed", 409),
     VERSION_MISMATCH("version-mismatch", "The order is not at the version named in If-Match", 412),
     PAYLOAD_TOO_LARGE("payload-too-large", "The request body is too large", 413),
+    URI_TOO_LONG("uri-too-long", "The request's path and query are too long", 414),
+    HEADERS_TOO_LARGE("headers-too-large", "The request's headers are too large", 431),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", "The request's content type is not supported", 415),
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused",
             "The Idempotency-Key was already used with a different request", 422),

@@ -87,9 +87,9 @@ public class OrderResource {
     }
 
     @GET
-    public Uni<OrderPage> list(@RestQuery String customerId, @RestQuery String status, @RestQuery Integer limit,
+    public Uni<OrderPage> list(@RestQuery String customerId, @RestQuery String status, @RestQuery String limit,
             @RestQuery String after) {
-        int size = limit == null ? DEFAULT_PAGE : limit;
+        int size = limit == null ? DEFAULT_PAGE : pageSize(limit);
         if (size < 1 || size > MAX_PAGE) {
             throw ProblemException.of(ProblemType.INVALID_REQUEST, "limit must be between 1 and " + MAX_PAGE);
         }
@@ -183,6 +183,15 @@ public class OrderResource {
             return UUID.fromString(id);
         } catch (IllegalArgumentException e) {
             throw new OrderNotFoundException(id);
+        }
+    }
+
+    /** Taken as text: a number JAX-RS cannot convert would otherwise be a 404. */
+    private static int pageSize(String limit) {
+        try {
+            return Integer.parseInt(limit);
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 

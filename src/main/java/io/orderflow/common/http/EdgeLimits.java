@@ -1,0 +1,72 @@
+package io.orderflow.common.http;
+
+import io.orderflow.common.Reply;
+import io.orderflow.common.problem.Problem;
+import io.orderflow.common.problem.ProblemMapper;
+import io.orderflow.common.problem.ProblemType;
+import io.quarkus.runtime.configuration.MemorySize;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The documented request limits, enforced ahead of every route so that the answer is a problem: a path and query
+ * longer than {@code orders.http.max-uri-length} is a 414, headers larger than {@code orders.http.max-header-size}
+ * a 431. Vert.x's own codec limits ({@code quarkus.http.limits.*}) are set well above these, so they only refuse
+ * (with an empty body, before any route runs) what is far beyond anything documented.
+ */
+@ApplicationScoped
+public class EdgeLimits {
+
+    /** Ahead of Quarkus's own routes (authentication, REST). */
+    private static final int FIRST = Integer.MIN_VALUE + 100;
+
+    private final int maxUriLength;
+    private final long maxHeaderBytes;
+    private final ProblemMapper problems;
+
+    public EdgeLimits(@ConfigProperty(name = "orders.http.max-uri-length", defaultValue = "4096") int maxUriLength,
+            @ConfigProperty(name = "orders.http.max-header-size", defaultValue = "16K") MemorySize maxHeaderSize,
+            ProblemMapper problems) {
+        this.maxUriLength = maxUriLength;
+        this.maxHeaderBytes = maxHeaderSize.asLongValue();
+        this.problems = problems;
+    }
+
+    void install(@Observes Router router) {
+        router.route().order(FIRST).handler(this::check);
+    }
+
+    private void check(RoutingContext context) {
+        HttpServerRequest request = context.request();
+        if (request.uri().length() > maxUriLength) {
+            refuse(context, Problem.of(ProblemType.URI_TOO_LONG,
+                    "The path and query may be at most " + maxUriLength + " characters"));
+            return;
+        }
+        long headerBytes = 0;
+        for (Map.Entry<String, String> header : request.headers()) {
+            headerBytes += header.getKey().length() + header.getValue().length() + 4; // ": " and CRLF
+        }
+        if (headerBytes > maxHeaderBytes) {
+            refuse(context, Problem.of(ProblemType.HEADERS_TOO_LARGE,
+                    "The headers may be at most " + maxHeaderBytes + " bytes"));
+            return;
+        }
+        context.next();
+    }
+
+    /** Answers and closes: the rest of what the client sent is not read. */
+    private void refuse(RoutingContext context, Problem problem) {
+        Reply reply = problems.toReply(problem, null);
+        context.response().setStatusCode(reply.status())
+                .putHeader(HttpHeaders.CONTENT_TYPE, reply.contentType())
+                .putHeader(HttpHeaders.CONNECTION, "close")
+                .end(io.vertx.core.buffer.Buffer.buffer(reply.body()));
+    }
+}
