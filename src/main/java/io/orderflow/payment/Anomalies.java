@@ -43,30 +43,6 @@ public class Anomalies {
                 .replaceWithVoid();
     }
 
-    /**
-     * A signed event that could not be read as a valid notification: recorded once per body ({@code eventKey} is
-     * its event id when that was readable, else a hash of the body), never applied.
-     */
-    public Uni<Void> recordInvalid(String provider, UUID orderId, String eventKey, String detail) {
-        String kind = PaymentAnomaly.Kind.INVALID_EVENT.label;
-        // an unreadable order id is stored as null (a parameter bound to null would have no type to infer)
-        String order = orderId == null ? "null" : ":order";
-        return db.run(session -> {
-            var insert = session.createNativeQuery("insert into payment_anomalies (order_id, provider, event_id,"
-                    + " kind, detail, at) values (" + order + ", :provider, :event, :kind, :detail,"
-                    + " cast(:at as timestamptz)) on conflict (provider, event_id, kind) do nothing")
-                    .setParameter("provider", provider).setParameter("event", eventKey).setParameter("kind", kind)
-                    .setParameter("detail", detail).setParameter("at", times.now());
-            return (orderId == null ? insert : insert.setParameter("order", orderId)).executeUpdate();
-        })
-                .invoke(inserted -> {
-                    if (inserted == 1) {
-                        registry.counter("orderflow.payments.anomalies", "kind", kind).increment();
-                    }
-                })
-                .replaceWithVoid();
-    }
-
     /** Oldest first, {@code limit} at a time after the anomaly with id {@code after}. */
     public Uni<List<PaymentAnomaly>> page(long after, int limit) {
         return db.run(session -> session.createNamedQuery(PaymentAnomaly.PAGE, PaymentAnomaly.class).setParameter("after", after).setMaxResults(limit).getResultList());

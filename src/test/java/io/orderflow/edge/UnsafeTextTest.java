@@ -107,9 +107,10 @@ class UnsafeTextTest {
                     .body("outcome", is("invalid"));
         }
         assertEquals(0, Sql.historyCount(pending, "PAYMENT_SUCCEEDED"));
+        // recorded once, under the event's own id (readable here), whatever the redeliveries' bytes
+        String eventId = event.replaceAll(".*\"eventId\":\"([^\"]+)\".*", "$1");
         assertEquals(1, Sql.count("select count(*) from payment_anomalies where kind = 'invalid-event'"
-                + " and detail like '%providerTxnId%' and event_id like 'sha256:%' and provider = 'mockpay'"
-                + " and event_id = 'sha256:' || encode(sha256(convert_to(?, 'UTF8')), 'hex')", event));
+                + " and detail like '%providerTxnId%' and provider = 'mockpay' and event_id = ?", eventId));
     }
 
     @Test

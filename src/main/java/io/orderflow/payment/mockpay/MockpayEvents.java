@@ -1,9 +1,7 @@
 package io.orderflow.payment.mockpay;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.orderflow.common.problem.ProblemType;
 import io.orderflow.payment.Notification;
-import io.orderflow.payment.NotificationRejected;
 import io.orderflow.payment.StrictJson;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -11,9 +9,10 @@ import java.util.UUID;
 
 /**
  * Reads mockpay's body {@code {eventId, type, orderId, attemptId?, amount, currency, providerTxnId, occurredAt}}.
- * An event without a usable eventId or orderId cannot be deduplicated or attributed and is refused (400, as
- * mockpay has always answered); a type mockpay does not send is ignored; any other bad field makes the verified
- * event {@link Notification.Invalid}: acknowledged, recorded, never coerced.
+ * The signature is verified before this runs, so whatever the body holds is mockpay's word: a type mockpay does not
+ * send is ignored; a body that is not one strict JSON object, or any bad field, makes the event
+ * {@link Notification.Invalid}: recorded once as an anomaly (keyed by its eventId, or the body's SHA-256 when it has
+ * none) and acknowledged, never coerced, so that mockpay stops re-sending it.
  */
 final class MockpayEvents {
 
@@ -28,16 +27,19 @@ final class MockpayEvents {
 
     static Notification parse(byte[] body) {
         JsonNode event = StrictJson.tree(new String(body, java.nio.charset.StandardCharsets.UTF_8));
-        if (!event.isObject()) {
-            throw new NotificationRejected(ProblemType.MALFORMED_BODY, "The callback body is not the expected JSON");
-        }
         String eventId = StrictJson.text(event.get("eventId"), MAX_ID);
-        UUID orderId = uuid(event.get("orderId"));
-        if (eventId == null || orderId == null) {
-            throw new NotificationRejected(ProblemType.INVALID_REQUEST,
-                    "The callback needs a valid " + (eventId == null ? "eventId" : "orderId"));
+        String key = eventId != null ? eventId : "sha256:" + sha256(body);
+        if (!event.isObject()) {
+            return new Notification.Invalid(key, "", null, "The body is not one JSON object (trailing bytes, a field"
+                    + " sent twice, or no JSON)");
         }
-        String type = event.path("type").asText("");
+        UUID orderId = uuid(event.get("orderId"));
+        String type = StrictJson.text(event.get("type"), MAX_ID);
+        if (eventId == null || orderId == null || type == null) {
+            return new Notification.Invalid(key, type == null ? "" : type,
+                    orderId == null ? null : new Notification.ByOrder(orderId, null), "The event needs a valid "
+                            + (eventId == null ? "eventId" : orderId == null ? "orderId" : "type"));
+        }
         if (!type.equals(SUCCEEDED) && !type.equals(FAILED) && !type.equals(REFUNDED)) {
             return new Notification.Ignored(eventId, type);
         }
@@ -61,6 +63,14 @@ final class MockpayEvents {
             case FAILED -> new Notification.PaymentFailed(eventId, type, subject, txnId, amount, currency, null);
             default -> new Notification.RefundSucceeded(eventId, type, subject, null, txnId, amount, currency);
         };
+    }
+
+    private static String sha256(byte[] body) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(body));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static UUID uuid(JsonNode node) {
