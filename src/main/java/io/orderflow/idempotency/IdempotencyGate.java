@@ -70,7 +70,7 @@ public class IdempotencyGate {
     private Uni<Reply> throughLayers(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
         return shutter.claimOrAwait(claim).chain(peek -> switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
-            case IN_FLIGHT -> peek.differsFrom(claim) ? mismatch() : answerInFlight(request, claim);
+            case IN_FLIGHT -> answerInFlight(request, claim);
             case CLAIMED, UNAVAILABLE -> redeemIfToken(request, claim)
                     .chain(() -> runOnDatabase(request, claim, action))
                     .onFailure().call(() -> shutter.release(claim));
