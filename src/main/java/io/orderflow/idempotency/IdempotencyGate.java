@@ -145,12 +145,6 @@ public class IdempotencyGate {
         }, failure -> LOG.warnf("Caching an answer in Redis failed: %s", failure.toString()));
     }
 
-    /** Another copy holds the key with another body (on this replica or another): refused at once. */
-    private Uni<Reply> mismatch() {
-        metrics.mismatch();
-        return Uni.createFrom().failure(reused());
-    }
-
     /** Stores an outcome that wrote no business row (a duplicate, a business failure); a racer may have won. */
     private Uni<Reply> store(KeyedRequest request, KeyClaim claim, Reply reply) {
         return repository.insertOrFind(claim.record(reply))

@@ -46,11 +46,6 @@ public class RedisShutter {
             UNAVAILABLE
         }
 
-        /** True when the holder's fingerprint is known and is not this request's: waiting cannot change that. */
-        boolean differsFrom(KeyClaim claim) {
-            return fingerprint != null && !fingerprint.equals(claim.fingerprint());
-        }
-
         static final Peek CLAIMED_PEEK = new Peek(Kind.CLAIMED, null, null);
         static final Peek UNAVAILABLE_PEEK = new Peek(Kind.UNAVAILABLE, null, null);
     }
@@ -96,7 +91,7 @@ public class RedisShutter {
 
     private Uni<Peek> claimUntil(KeyClaim claim, long deadline) {
         return claim(claim).chain(peek -> {
-            if (peek.kind() != Peek.Kind.IN_FLIGHT || System.nanoTime() > deadline || peek.differsFrom(claim)) {
+            if (peek.kind() != Peek.Kind.IN_FLIGHT || System.nanoTime() > deadline) {
                 return Uni.createFrom().item(peek);
             }
             return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(POLL_MILLIS))

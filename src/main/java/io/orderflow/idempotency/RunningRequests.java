@@ -5,13 +5,10 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -20,8 +17,7 @@ import java.util.function.Supplier;
  * arrives meanwhile is answered with the first copy's answer the moment it exists, instead of polling Redis for it
  * every 15 ms or finding Redis not yet written (copies that land on other replicas still meet at Redis). Only a shortcut: the answer it hands over is the one the layers
  * produced and stored, and when the first copy ends without one (a failure that stored nothing, a cancelled
- * request) or takes longer than the in-flight wait, the repeat goes through the layers itself. Bounded by
- * {@code idempotency.replica.max-entries} and {@code max-bytes}: beyond them requests simply skip the shortcut.
+ * request) or takes longer than the in-flight wait, the repeat goes through the layers itself.
  */
 @ApplicationScoped
 public class RunningRequests {
@@ -30,82 +26,44 @@ public class RunningRequests {
     }
 
     private final ConcurrentHashMap<String, Running> running = new ConcurrentHashMap<>();
-    private final AtomicInteger held = new AtomicInteger();
-    private final AtomicLong lingeringBytes = new AtomicLong();
     private final Duration linger;
-    private final int maxEntries;
-    private final long maxBytes;
 
-    @Inject
     public RunningRequests(IdempotencyConfig config) {
-        this(config.replica().linger(), config.replica().maxEntries(), config.replica().maxBytes().asLongValue());
-    }
-
-    RunningRequests(Duration linger, int maxEntries, long maxBytes) {
-        this.linger = linger;
-        this.maxEntries = maxEntries;
-        this.maxBytes = maxBytes;
+        this.linger = config.replica().linger();
     }
 
     /**
      * @param work the request's way through the layers; run when no copy of it runs here
-     * @param joined turns the first copy's fingerprint and answer into this copy's answer (or a refusal); the
-     *        answer is null when the fingerprints differ (the refusal does not wait for it)
+     * @param joined turns the first copy's fingerprint and answer into this copy's answer (or a refusal)
      * @param wait how long a repeat waits for the first copy before it takes {@code work} itself
      */
     Uni<Reply> runOrJoin(KeyClaim claim, Supplier<Uni<Reply>> work, BiFunction<String, Reply, Reply> joined,
             Duration wait) {
         String id = claim.scope() + '\n' + claim.key();
-        Running first = running.get(id);
+        Running mine = new Running(claim.fingerprint(), new CompletableFuture<>());
+        Running first = running.putIfAbsent(id, mine);
         if (first == null) {
-            if (held.incrementAndGet() > maxEntries) {
-                held.decrementAndGet();
-                // full: this copy goes through the layers as a copy on another replica would
-                return Uni.createFrom().deferred(work::get);
-            }
-            Running mine = new Running(claim.fingerprint(), new CompletableFuture<>());
-            first = running.putIfAbsent(id, mine);
-            if (first == null) {
-                return Uni.createFrom().<Reply>deferred(work::get).onTermination()
-                        .invoke((reply, failure, cancelled) -> finished(id, mine, reply, failure));
-            }
-            held.decrementAndGet();
+            return Uni.createFrom().<Reply>deferred(work::get).onTermination().invoke((reply, failure, cancelled) -> {
+                if (reply != null) {
+                    mine.answer().complete(reply);
+                    // the answer stays here a moment: a repeat right behind it does not have to wait for Redis
+                    // to be written (which happens off the response path)
+                    if (linger.isZero()) {
+                        running.remove(id, mine);
+                    } else {
+                        Uni.createFrom().voidItem().onItem().delayIt().by(linger)
+                                .subscribe().with(ignored -> running.remove(id, mine));
+                    }
+                } else {
+                    running.remove(id, mine);
+                    mine.answer().completeExceptionally(failure != null ? failure : new CancellationException());
+                }
+            });
         }
-        Running holder = first;
-        if (!holder.fingerprint().equals(claim.fingerprint())) {
-            // another body under the same key: refused now, its answer would not change that
-            return Uni.createFrom().item(() -> joined.apply(holder.fingerprint(), null));
-        }
-        return onThisContext(Uni.createFrom().completionStage(holder.answer()).ifNoItem().after(wait).fail())
+        return onThisContext(Uni.createFrom().completionStage(first.answer()).ifNoItem().after(wait).fail())
                 .onItemOrFailure().transformToUni((reply, failure) -> failure != null
                         ? work.get()
-                        : Uni.createFrom().item(() -> joined.apply(holder.fingerprint(), reply)));
-    }
-
-    private void finished(String id, Running mine, Reply reply, Throwable failure) {
-        if (reply == null) {
-            forget(id, mine, 0);
-            mine.answer().completeExceptionally(failure != null ? failure : new CancellationException());
-            return;
-        }
-        mine.answer().complete(reply);
-        // the answer stays here a moment, within the byte budget: a repeat right behind it does not have to wait
-        // for Redis to be written (which happens off the response path)
-        long bytes = reply.body().length;
-        if (linger.isZero() || lingeringBytes.addAndGet(bytes) > maxBytes) {
-            lingeringBytes.addAndGet(linger.isZero() ? 0 : -bytes);
-            forget(id, mine, 0);
-        } else {
-            Uni.createFrom().voidItem().onItem().delayIt().by(linger)
-                    .subscribe().with(ignored -> forget(id, mine, bytes));
-        }
-    }
-
-    private void forget(String id, Running mine, long bytes) {
-        if (running.remove(id, mine)) {
-            held.decrementAndGet();
-        }
-        lingeringBytes.addAndGet(-bytes);
+                        : Uni.createFrom().item(() -> joined.apply(first.fingerprint(), reply)));
     }
 
     /** Continues on the waiting request's own event loop, not on the first copy's (nor on a timer thread). */
