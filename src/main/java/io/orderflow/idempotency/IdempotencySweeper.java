@@ -1,5 +1,6 @@
 package io.orderflow.idempotency;
 
+import io.orderflow.common.Lifecycle;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,15 +25,21 @@ public class IdempotencySweeper {
     private final IdempotencyRepository repository;
     private final IdempotencyConfig config;
 
-    public IdempotencySweeper(IdempotencyRepository repository, IdempotencyConfig config) {
+    private final Lifecycle lifecycle;
+
+    public IdempotencySweeper(IdempotencyRepository repository, IdempotencyConfig config, Lifecycle lifecycle) {
+        this.lifecycle = lifecycle;
         this.repository = repository;
         this.config = config;
     }
 
     /** Not while the application starts or shuts down: a sweep would race the closing pool for nothing. */
     @Scheduled(every = "${idempotency.sweeper.every:60s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
-            delayed = "10s", skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+            delayed = "10s")
     Uni<Void> scheduled() {
+        if (!lifecycle.running()) {
+            return Uni.createFrom().voidItem();
+        }
         return sweep().invoke(swept -> {
             if (swept.expired() + swept.purged() + swept.tokensPurged() > 0) {
                 LOG.infof("Idempotency sweep: %d marked EXPIRED, %d purged, %d submit tokens purged", swept.expired(),

@@ -1,5 +1,6 @@
 package io.orderflow.payment;
 
+import io.orderflow.common.Lifecycle;
 import io.orderflow.common.Times;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.config.ConfigMapping;
@@ -47,8 +48,11 @@ public class Reconciler {
     private final Config config;
     private final Times times;
 
+    private final Lifecycle lifecycle;
+
     public Reconciler(PaymentAttempts attempts, PaymentProviders providers, PaymentCallbacks callbacks, Config config,
-            Times times) {
+            Times times, Lifecycle lifecycle) {
+        this.lifecycle = lifecycle;
         this.attempts = attempts;
         this.providers = providers;
         this.callbacks = callbacks;
@@ -57,8 +61,11 @@ public class Reconciler {
     }
 
     @Scheduled(every = "${payments.reconcile.every:60s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
-            delayed = "30s", skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+            delayed = "30s")
     Uni<Void> scheduled() {
+        if (!lifecycle.running()) {
+            return Uni.createFrom().voidItem();
+        }
         return reconcile().onFailure().recoverWithItem(failure -> {
             LOG.warnf("Reconciliation failed, the next run retries: %s", failure.getMessage());
             return List.of();

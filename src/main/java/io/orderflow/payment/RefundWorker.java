@@ -1,5 +1,6 @@
 package io.orderflow.payment;
 
+import io.orderflow.common.Lifecycle;
 import io.orderflow.common.Times;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
@@ -27,7 +28,11 @@ public class RefundWorker {
     private final RefundsConfig config;
     private final Times times;
 
-    public RefundWorker(ProviderCommands commands, PaymentProviders providers, RefundsConfig config, Times times) {
+    private final Lifecycle lifecycle;
+
+    public RefundWorker(ProviderCommands commands, PaymentProviders providers, RefundsConfig config, Times times,
+            Lifecycle lifecycle) {
+        this.lifecycle = lifecycle;
         this.commands = commands;
         this.providers = providers;
         this.config = config;
@@ -35,8 +40,11 @@ public class RefundWorker {
     }
 
     @Scheduled(every = "${payments.refunds.every:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
-            delayed = "5s", skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+            delayed = "5s")
     Uni<Void> scheduled() {
+        if (!lifecycle.running()) {
+            return Uni.createFrom().voidItem();
+        }
         return runDue().onFailure().recoverWithItem(failure -> {
             LOG.warnf("Refund commands: the run failed, the next one retries: %s", failure.getMessage());
             return 0;
