@@ -77,6 +77,18 @@ public interface IdempotencyConfig {
          */
         @WithDefault("1s")
         Duration linger();
+
+        /**
+         * At most this many requests are held in memory (running or lingering); beyond it a request runs through the
+         * layers without the shortcut, as a copy on another replica would, so a flood of distinct keys cannot grow
+         * the heap.
+         */
+        @WithDefault("10000")
+        int maxEntries();
+
+        /** At most this many bytes of answers linger; an answer that does not fit is dropped when it is sent. */
+        @WithDefault("16M")
+        io.quarkus.runtime.configuration.MemorySize maxBytes();
     }
 
     interface Sweeper {

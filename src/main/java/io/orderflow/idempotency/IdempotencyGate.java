@@ -70,7 +70,8 @@ public class IdempotencyGate {
     private Uni<Reply> throughLayers(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
         return shutter.claimOrAwait(claim).chain(peek -> switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
-            case IN_FLIGHT -> answerInFlight(request, claim);
+            case IN_FLIGHT -> peek.differsFrom(claim) ? judgeOnDatabase(request, claim, action)
+                    : answerInFlight(request, claim);
             case CLAIMED, UNAVAILABLE -> redeemIfToken(request, claim)
                     .chain(() -> runOnDatabase(request, claim, action))
                     .onFailure().call(() -> shutter.release(claim));
@@ -119,6 +120,18 @@ public class IdempotencyGate {
             }
             return replay(request, claim, existing);
         });
+    }
+
+    /**
+     * Another body holds the key in Redis (a copy on another replica, most likely). Its marker is written before
+     * PostgreSQL decides, so it is no verdict: the dedup record is. If the holder's record is there, this repeat is
+     * answered from it at once (422 for another body); if not, this request runs on the database like any other,
+     * and the unique dedup record lets exactly one of the two bodies win. The holder's marker is not ours to release.
+     */
+    private Uni<Reply> judgeOnDatabase(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
+        return repository.find(claim.scope(), claim.key()).chain(existing -> existing != null && existing.answered()
+                ? Uni.createFrom().item(() -> replay(request, claim, existing))
+                : redeemIfToken(request, claim).chain(() -> runOnDatabase(request, claim, action)));
     }
 
     private Uni<Reply> runOnDatabase(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {

@@ -46,6 +46,14 @@ public class RedisShutter {
             UNAVAILABLE
         }
 
+        /**
+         * True when the holder's fingerprint is known and is not this request's: waiting for its answer cannot make
+         * this request a repeat of it, so only the database's verdict is worth having.
+         */
+        boolean differsFrom(KeyClaim claim) {
+            return kind == Kind.IN_FLIGHT && fingerprint != null && !fingerprint.equals(claim.fingerprint());
+        }
+
         static final Peek CLAIMED_PEEK = new Peek(Kind.CLAIMED, null, null);
         static final Peek UNAVAILABLE_PEEK = new Peek(Kind.UNAVAILABLE, null, null);
     }
@@ -81,8 +89,9 @@ public class RedisShutter {
     }
 
     /**
-     * Claims the key; while another request holds it, keeps asking (every {@value #POLL_MILLIS} ms, up to the
-     * configured in-flight wait) so that a concurrent repeat is answered with the first response, not an error.
+     * Claims the key; while another request with the same body holds it, keeps asking (every {@value #POLL_MILLIS}
+     * ms, up to the configured in-flight wait) so that a concurrent repeat is answered with the first response, not
+     * an error. A holder with another body is reported at once.
      */
     public Uni<Peek> claimOrAwait(KeyClaim claim) {
         long deadline = System.nanoTime() + config.inFlightWait().toNanos();
@@ -91,7 +100,7 @@ public class RedisShutter {
 
     private Uni<Peek> claimUntil(KeyClaim claim, long deadline) {
         return claim(claim).chain(peek -> {
-            if (peek.kind() != Peek.Kind.IN_FLIGHT || System.nanoTime() > deadline) {
+            if (peek.kind() != Peek.Kind.IN_FLIGHT || System.nanoTime() > deadline || peek.differsFrom(claim)) {
                 return Uni.createFrom().item(peek);
             }
             return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(POLL_MILLIS))

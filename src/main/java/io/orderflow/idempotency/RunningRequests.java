@@ -5,19 +5,25 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
- * Keyed requests running on this replica right now, and for {@code idempotency.replica.linger} after they answered. A repeat that
- * arrives meanwhile is answered with the first copy's answer the moment it exists, instead of polling Redis for it
- * every 15 ms or finding Redis not yet written (copies that land on other replicas still meet at Redis). Only a shortcut: the answer it hands over is the one the layers
- * produced and stored, and when the first copy ends without one (a failure that stored nothing, a cancelled
- * request) or takes longer than the in-flight wait, the repeat goes through the layers itself.
+ * Keyed requests running on this replica right now, and for {@code idempotency.replica.linger} after they answered.
+ * A repeat that arrives meanwhile is answered with the first copy's answer the moment it exists, instead of polling
+ * Redis for it every 15 ms or finding Redis not yet written (copies that land on other replicas still meet at Redis).
+ * Only a shortcut: the answer it hands over is the one the layers produced and stored — so a repeat with another
+ * body waits for it too, and is refused by comparing with the body PostgreSQL accepted, never with a guess. When the
+ * first copy ends without an answer (a failure that stored nothing, a cancelled request) or takes longer than the
+ * in-flight wait, the repeat goes through the layers itself. Bounded by {@code idempotency.replica.max-entries} and
+ * {@code max-bytes}: beyond them requests simply skip the shortcut.
  */
 @ApplicationScoped
 public class RunningRequests {
@@ -26,10 +32,21 @@ public class RunningRequests {
     }
 
     private final ConcurrentHashMap<String, Running> running = new ConcurrentHashMap<>();
+    private final AtomicInteger held = new AtomicInteger();
+    private final AtomicLong lingeringBytes = new AtomicLong();
     private final Duration linger;
+    private final int maxEntries;
+    private final long maxBytes;
 
+    @Inject
     public RunningRequests(IdempotencyConfig config) {
-        this.linger = config.replica().linger();
+        this(config.replica().linger(), config.replica().maxEntries(), config.replica().maxBytes().asLongValue());
+    }
+
+    RunningRequests(Duration linger, int maxEntries, long maxBytes) {
+        this.linger = linger;
+        this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
     }
 
     /**
@@ -40,30 +57,59 @@ public class RunningRequests {
     Uni<Reply> runOrJoin(KeyClaim claim, Supplier<Uni<Reply>> work, BiFunction<String, Reply, Reply> joined,
             Duration wait) {
         String id = claim.scope() + '\n' + claim.key();
-        Running mine = new Running(claim.fingerprint(), new CompletableFuture<>());
-        Running first = running.putIfAbsent(id, mine);
+        Running first = running.get(id);
         if (first == null) {
-            return Uni.createFrom().<Reply>deferred(work::get).onTermination().invoke((reply, failure, cancelled) -> {
-                if (reply != null) {
-                    mine.answer().complete(reply);
-                    // the answer stays here a moment: a repeat right behind it does not have to wait for Redis
-                    // to be written (which happens off the response path)
-                    if (linger.isZero()) {
-                        running.remove(id, mine);
-                    } else {
-                        Uni.createFrom().voidItem().onItem().delayIt().by(linger)
-                                .subscribe().with(ignored -> running.remove(id, mine));
-                    }
-                } else {
-                    running.remove(id, mine);
-                    mine.answer().completeExceptionally(failure != null ? failure : new CancellationException());
-                }
-            });
+            if (held.incrementAndGet() > maxEntries) {
+                held.decrementAndGet();
+                // full: this copy goes through the layers as a copy on another replica would
+                return Uni.createFrom().deferred(work::get);
+            }
+            Running mine = new Running(claim.fingerprint(), new CompletableFuture<>());
+            first = running.putIfAbsent(id, mine);
+            if (first == null) {
+                return Uni.createFrom().<Reply>deferred(work::get).onTermination()
+                        .invoke((reply, failure, cancelled) -> finished(id, mine, reply, failure));
+            }
+            held.decrementAndGet();
         }
-        return onThisContext(Uni.createFrom().completionStage(first.answer()).ifNoItem().after(wait).fail())
+        Running holder = first;
+        return onThisContext(Uni.createFrom().completionStage(holder.answer()).ifNoItem().after(wait).fail())
                 .onItemOrFailure().transformToUni((reply, failure) -> failure != null
                         ? work.get()
-                        : Uni.createFrom().item(() -> joined.apply(first.fingerprint(), reply)));
+                        : Uni.createFrom().item(() -> joined.apply(holder.fingerprint(), reply)));
+    }
+
+    /** How many requests this replica holds right now (running or lingering). */
+    int held() {
+        return held.get();
+    }
+
+    private void finished(String id, Running mine, Reply reply, Throwable failure) {
+        if (reply == null) {
+            forget(id, mine, 0);
+            mine.answer().completeExceptionally(failure != null ? failure : new CancellationException());
+            return;
+        }
+        mine.answer().complete(reply);
+        // the answer stays here a moment, within the byte budget: a repeat right behind it does not have to wait
+        // for Redis to be written (which happens off the response path)
+        long bytes = reply.body().length;
+        if (linger.isZero() || lingeringBytes.addAndGet(bytes) > maxBytes) {
+            if (!linger.isZero()) {
+                lingeringBytes.addAndGet(-bytes);
+            }
+            forget(id, mine, 0);
+        } else {
+            Uni.createFrom().voidItem().onItem().delayIt().by(linger)
+                    .subscribe().with(ignored -> forget(id, mine, bytes));
+        }
+    }
+
+    private void forget(String id, Running mine, long bytes) {
+        if (running.remove(id, mine)) {
+            held.decrementAndGet();
+        }
+        lingeringBytes.addAndGet(-bytes);
     }
 
     /** Continues on the waiting request's own event loop, not on the first copy's (nor on a timer thread). */

@@ -1,0 +1,113 @@
+package io.orderflow.idempotency;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.orderflow.common.Reply;
+import io.smallrye.mutiny.Uni;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The replica's memory of running requests is bounded: beyond its count or byte budget a request skips the
+ * shortcut (and goes through the layers, as it would on another replica) instead of growing the heap. A repeat
+ * is judged by the answer the first copy stores, whatever its body.
+ */
+class RunningRequestsTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final BiFunction<String, Reply, Reply> JOIN = (fingerprint, reply) -> reply.replayed();
+
+    private static KeyClaim claim(String key, String fingerprint) {
+        Instant now = Instant.now();
+        return new KeyClaim("customer:c POST /orders ", key, fingerprint, Tier.ORDERS, now, now.plusSeconds(60),
+                UUID.randomUUID());
+    }
+
+    private static Reply reply(int bytes) {
+        return new Reply(201, "application/json", Map.of(), new byte[bytes]);
+    }
+
+    @Test
+    void shouldNotHoldMoreRequestsThanItsCountCap() {
+        RunningRequests running = new RunningRequests(Duration.ZERO, 1, 1 << 20);
+        AtomicInteger works = new AtomicInteger();
+        CompletableFuture<Reply> never = new CompletableFuture<>();
+        running.runOrJoin(claim("a", "f"), () -> Uni.createFrom().completionStage(never), JOIN, WAIT)
+                .subscribe().with(ignored -> { });
+        CompletableFuture<Reply> second = new CompletableFuture<>();
+        running.runOrJoin(claim("b", "f"), () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().completionStage(second);
+        }, JOIN, WAIT).subscribe().with(ignored -> { });
+        // a repeat of b finds no running copy to join (b was not held): it does the work itself
+        Reply repeat = running.runOrJoin(claim("b", "f"), () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(1));
+        }, JOIN, WAIT).await().atMost(WAIT);
+        assertEquals(2, works.get());
+        assertEquals(null, repeat.headers().get(Reply.REPLAYED));
+    }
+
+    @Test
+    void shouldNotLetAnAnswerLingerBeyondItsByteBudget() {
+        RunningRequests running = new RunningRequests(Duration.ofHours(1), 100, 10);
+        AtomicInteger works = new AtomicInteger();
+        running.runOrJoin(claim("big", "f"), () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(11));
+        }, JOIN, WAIT).await().atMost(WAIT);
+        running.runOrJoin(claim("big", "f"), () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(11));
+        }, JOIN, WAIT).await().atMost(WAIT);
+        assertEquals(2, works.get(), "an 11-byte answer does not fit a 10-byte budget, so it was not kept");
+
+        running.runOrJoin(claim("small", "f"), () -> Uni.createFrom().item(reply(5)), JOIN, WAIT)
+                .await().atMost(WAIT);
+        Reply replayed = running.runOrJoin(claim("small", "f"), () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(5));
+        }, JOIN, WAIT).await().atMost(WAIT);
+        assertEquals("true", replayed.headers().get(Reply.REPLAYED), "a 5-byte answer lingers and is replayed");
+        assertEquals(2, works.get());
+    }
+
+    @Test
+    void shouldJudgeARepeatWithAnotherBodyByTheFirstCopysAnswerNotByItsOwnGuess() {
+        RunningRequests running = new RunningRequests(Duration.ZERO, 100, 1 << 20);
+        CompletableFuture<Reply> firstAnswer = new CompletableFuture<>();
+        running.runOrJoin(claim("k", "first"), () -> Uni.createFrom().completionStage(firstAnswer), JOIN, WAIT)
+                .subscribe().with(ignored -> { });
+        AtomicInteger works = new AtomicInteger();
+        CompletableFuture<String> judgedAgainst = new CompletableFuture<>();
+        running.runOrJoin(claim("k", "second"), () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(1));
+        }, (fingerprint, reply) -> {
+            judgedAgainst.complete(fingerprint + " " + reply.status());
+            return reply;
+        }, WAIT).subscribe().with(ignored -> { });
+        assertEquals(false, judgedAgainst.isDone(), "the repeat waits for the answer the first copy stores");
+        firstAnswer.complete(new Reply(201, "application/json", Map.of(), new byte[1]));
+        assertEquals("first 201", judgedAgainst.join());
+        assertEquals(0, works.get());
+    }
+
+    @Test
+    void shouldForgetEveryRequestOnceItAnsweredWhenNothingLingers() {
+        RunningRequests running = new RunningRequests(Duration.ZERO, 100, 1 << 20);
+        for (int i = 0; i < 50; i++) {
+            running.runOrJoin(claim("k" + i, "f"), () -> Uni.createFrom().item(reply(3)), JOIN, WAIT)
+                    .await().atMost(WAIT);
+        }
+        running.runOrJoin(claim("failing", "f"), () -> Uni.createFrom().failure(new IllegalStateException("boom")),
+                JOIN, WAIT).onFailure().recoverWithNull().await().atMost(WAIT);
+        assertEquals(0, running.held());
+    }
+}
