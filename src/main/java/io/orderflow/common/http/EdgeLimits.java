@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.Map;
@@ -17,8 +18,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * The documented request limits, enforced ahead of every route so that the answer is a problem: a path and query
  * longer than {@code orders.http.max-uri-length} is a 414, headers larger than {@code orders.http.max-header-size}
- * a 431. Vert.x's own codec limits ({@code quarkus.http.limits.*}) are set well above these, so they only refuse
- * (with an empty body, before any route runs) what is far beyond anything documented.
+ * a 431, a chunked body (no Content-Length) larger than {@code orders.http.max-body-size} a 413 — read here, as it
+ * arrives, up to that size and no further (a body with a Content-Length is judged from it before it is read, by
+ * {@code BodySizeLimit}). Vert.x's own codec limits ({@code quarkus.http.limits.*}) are set well above these, so they
+ * only refuse (with an empty body, before any route runs) what is far beyond anything documented.
  */
 @ApplicationScoped
 public class EdgeLimits {
@@ -28,18 +31,45 @@ public class EdgeLimits {
 
     private final int maxUriLength;
     private final long maxHeaderBytes;
+    private final long maxBodyBytes;
+    private final BodyHandler chunkedBodies;
     private final ProblemMapper problems;
 
     public EdgeLimits(@ConfigProperty(name = "orders.http.max-uri-length", defaultValue = "4096") int maxUriLength,
             @ConfigProperty(name = "orders.http.max-header-size", defaultValue = "16K") MemorySize maxHeaderSize,
+            @ConfigProperty(name = "orders.http.max-body-size", defaultValue = "64K") MemorySize maxBodySize,
             ProblemMapper problems) {
         this.maxUriLength = maxUriLength;
         this.maxHeaderBytes = maxHeaderSize.asLongValue();
+        this.maxBodyBytes = maxBodySize.asLongValue();
+        // read into memory, never to files; REST takes a body read here as the request's body
+        this.chunkedBodies = BodyHandler.create(false).setBodyLimit(maxBodyBytes);
         this.problems = problems;
     }
 
     void install(@Observes Router router) {
         router.route().order(FIRST).handler(this::check);
+        router.route().order(FIRST + 1).handler(this::readChunkedBody).failureHandler(this::chunkedBodyTooLarge);
+    }
+
+    private void readChunkedBody(RoutingContext context) {
+        HttpServerRequest request = context.request();
+        if (request.headers().contains(HttpHeaders.CONTENT_LENGTH)
+                || !request.headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+            context.next();
+            return;
+        }
+        chunkedBodies.handle(context);
+    }
+
+    /** The body handler fails the request with 413 once a chunked body passes the limit; anything else goes on. */
+    private void chunkedBodyTooLarge(RoutingContext context) {
+        if (context.statusCode() != 413 || context.response().headWritten()) {
+            context.next();
+            return;
+        }
+        refuse(context, Problem.of(ProblemType.PAYLOAD_TOO_LARGE, "The body may be at most " + maxBodyBytes
+                + " bytes"));
     }
 
     private void check(RoutingContext context) {
