@@ -36,6 +36,18 @@ public record Reply(int status, String contentType, Map<String, String> headers,
         return "no-store".equals(headers.get("Cache-Control"));
     }
 
+    /**
+     * This JSON object answer with {@code members} added (replacing any of the same name), marked
+     * {@code Cache-Control: no-store}: what is added is never stored (a payment credential read again for a replay).
+     */
+    public Reply withNeverStoredMembers(Map<String, Object> members) {
+        io.vertx.core.json.JsonObject json = new io.vertx.core.json.JsonObject(
+                io.vertx.core.buffer.Buffer.buffer(body));
+        members.forEach(json::put);
+        return new Reply(status, contentType, headers, json.toBuffer().getBytes()).withHeader("Cache-Control",
+                "no-store");
+    }
+
     public boolean isReplayed() {
         return "true".equals(headers.get(REPLAYED));
     }

@@ -150,11 +150,11 @@ public class IdempotencyGate {
      * PostgreSQL, and a repeat arriving before the cache is written waits on the in-flight marker, then replays.
      */
     private void rememberInBackground(KeyClaim claim, Reply reply) {
-        if (reply.isNoStore()) {
-            return;
-        }
-        // remember() recovers from Redis failures itself; anything else reaching here is a bug worth a log line
-        shutter.remember(claim, reply).subscribe().with(ignored -> {
+        // an answer no store may keep (a payment credential) is not cached: its in-flight marker goes instead, so a
+        // repeat asks PostgreSQL at once rather than wait out the marker
+        Uni<Void> write = reply.isNoStore() ? shutter.release(claim) : shutter.remember(claim, reply);
+        // both recover from Redis failures themselves; anything else reaching here is a bug worth a log line
+        write.subscribe().with(ignored -> {
         }, failure -> LOG.warnf("Caching an answer in Redis failed: %s", failure.toString()));
     }
 

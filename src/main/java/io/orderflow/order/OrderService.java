@@ -105,6 +105,26 @@ public class OrderService {
                 .onFailure(OrderService::decidedNotToMove).call(failure -> part.afterwards().apply(false)));
     }
 
+    /**
+     * A replayed 200 of a keyed request, with what participants add to it again (see
+     * {@link TransitionParticipant#replayReply}); a replay that still carries it (handed over in memory from the
+     * first copy) is left as it is.
+     */
+    public Uni<Reply> withReplayReply(TransitionCommand command, Reply replayed) {
+        if (replayed.status() != 200 || replayed.isNoStore()) {
+            return Uni.createFrom().item(replayed);
+        }
+        Uni<Map<String, Object>> all = Uni.createFrom().item(Map.of());
+        for (TransitionParticipant participant : participants) {
+            all = all.chain(sofar -> participant.replayReply(command).map(more -> {
+                Map<String, Object> merged = new java.util.HashMap<>(sofar);
+                merged.putAll(more);
+                return merged;
+            }));
+        }
+        return all.map(additions -> additions.isEmpty() ? replayed : replayed.withNeverStoredMembers(additions));
+    }
+
     /** What every participant adds to this transition, asked once per request (not per compare-and-set). */
     private Uni<Participation> participation(TransitionCommand command, Instant now) {
         Uni<Participation> all = Uni.createFrom().item(Participation.NONE);

@@ -23,6 +23,15 @@ public interface TransitionParticipant {
     Uni<Participation> participate(TransitionCommand command, Instant now);
 
     /**
+     * Members to add again to the replayed answer of a keyed request that moved an order: the first answer's
+     * {@link Participation#reply()} is never stored, so it is read again from where it lives (the payment
+     * module re-reads the shopper's credential from the provider). Empty when there is nothing to add.
+     */
+    default Uni<Map<String, Object>> replayReply(TransitionCommand command) {
+        return Uni.createFrom().item(Map.of());
+    }
+
+    /**
      * @param writes ride in the transition statement, reading the moved row
      * @param changes order fields the move sets besides the event's own (the payment attempt PAY starts)
      * @param reply members added to the answer of the request that moved the order (what the shop's front end needs

@@ -96,18 +96,54 @@ public class PaymentParticipant implements TransitionParticipant {
         });
     }
 
-    private Participation participation(UUID attemptId, PaymentProvider provider, PaymentSession session,
-            UUID replaced, Instant now) {
-        String reference = session == null ? null : session.reference();
+    /**
+     * A replayed PAY that started a payment still pending gets the shopper's credential again, read from the
+     * provider (it is never stored). A provider that does not answer makes the replay a 503 to retry: without the
+     * credential the answer would be useless to the front end.
+     */
+    @Override
+    public Uni<Map<String, Object>> replayReply(TransitionCommand command) {
+        if (command.event() != OrderEvent.PAY || command.requestKey() == null) {
+            return Uni.createFrom().item(Map.of());
+        }
+        return attempts.find(attemptIdOf(command)).chain(attempt -> {
+            PaymentProvider provider = attempt == null ? null : providers.find(attempt.provider()).orElse(null);
+            if (provider == null || attempt.state() != PaymentAttempt.State.PENDING || attempt.reference() == null) {
+                return Uni.createFrom().item(Map.<String, Object>of());
+            }
+            PaymentRequest request = new PaymentRequest(attempt.id(), attempt.orderId(), attempt.amount(),
+                    attempt.currency(), "Order " + attempt.orderId());
+            return provider.resumePayment(request, attempt.reference()).map(outcome -> switch (outcome.status()) {
+                case PROCESSED, PENDING -> outcome.value() == null || outcome.value().customerAction() == null
+                        ? Map.<String, Object>of()
+                        : Map.<String, Object>of("payment", paymentMember(attempt.id(), provider, outcome.value()));
+                case ERROR -> Map.<String, Object>of();
+                case CANCELED, UNDEFINED -> throw new ProblemException(Problem.of(ProblemType.SERVICE_UNAVAILABLE,
+                        provider.name() + " did not answer; retry the PAY with the same Idempotency-Key"), "5");
+            });
+        });
+    }
+
+    /** The {@code payment} member of PAY's answer: the attempt, and what the shop's front end needs, if anything. */
+    private static Map<String, Object> paymentMember(UUID attemptId, PaymentProvider provider,
+            PaymentSession session) {
         Map<String, Object> payment = new LinkedHashMap<>();
         payment.put("attemptId", attemptId.toString());
         payment.put("provider", provider.name());
+        String reference = session == null ? null : session.reference();
         if (reference != null) {
             payment.put("providerReference", reference);
         }
         if (session != null && session.customerAction() != null) {
             payment.put(provider.customerActionName(), session.customerAction().reveal());
         }
+        return payment;
+    }
+
+    private Participation participation(UUID attemptId, PaymentProvider provider, PaymentSession session,
+            UUID replaced, Instant now) {
+        String reference = session == null ? null : session.reference();
+        Map<String, Object> payment = paymentMember(attemptId, provider, session);
         Map<OrderField, Object> changes = new java.util.EnumMap<>(OrderField.class);
         changes.put(OrderField.PAYMENT_ATTEMPT_ID, attemptId);
         // the order's own payment member already names the provider and the attempt: the answer only grows (and is

@@ -54,6 +54,16 @@ public interface PaymentProvider {
     /** Starts a payment for an attempt; a retry with the same attempt finds the same payment. */
     Uni<ProviderOutcome<PaymentSession>> createPayment(PaymentRequest request);
 
+    /**
+     * The shop front end's credential for a payment this service started, again: a replayed PAY carries it, since
+     * the first answer's credential is never stored. By default the create is asked again with the same attempt —
+     * right for a provider whose create stays idempotent by the attempt for as long as the payment can be paid
+     * (WeChat Pay's {@code out_trade_no}, mockpay); a provider whose idempotency keys expire re-reads it instead.
+     */
+    default Uni<ProviderOutcome<PaymentSession>> resumePayment(PaymentRequest request, String reference) {
+        return createPayment(request);
+    }
+
     /** What the provider knows about a payment, by its reference. */
     Uni<ProviderOutcome<PaymentState>> queryPayment(String reference);
 

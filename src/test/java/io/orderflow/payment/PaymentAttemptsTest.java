@@ -77,6 +77,14 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
                 UUID.fromString(orderId), kind);
     }
 
+    /** A CNY order of 25.00: WeChat Pay's currency. */
+    private static String createYuanOrder(String customer) {
+        return Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body(Map.of("customerId", customer, "currency", "CNY",
+                        "items", List.of(Map.of("sku", "SKU-1", "quantity", 1, "unitPrice", 2500))))
+                .post("/orders").then().statusCode(201).extract().path("id");
+    }
+
     private void stubStripeIntent(String intentId) {
         sandbox.server().stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intentId,
                 "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
@@ -269,6 +277,44 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
     }
 
     @Test
+    void shouldAnswerARetriedStripePayWithTheClientSecretReadAgainFromTheIntentAndStoredNowhere() {
+        String id = createOrder();
+        String intent = "pi_again_" + id.substring(0, 8);
+        stubStripeIntent(intent);
+        sandbox.server().stubFor(com.github.tomakehurst.wiremock.client.WireMock.get("/v1/payment_intents/" + intent).willReturn(okJson(StripeFixtures.intent(intent,
+                "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
+        String key = newKey();
+        String attempt = attemptOf(postKeyed(id, "pay", Map.of("provider", "stripe"), key));
+
+        Response again = postKeyed(id, "pay", Map.of("provider", "stripe"), key);
+        again.then().statusCode(200).header("Idempotent-Replayed", "true").header("Cache-Control", "no-store")
+                .body("status", is("PAYMENT_PENDING"), "payment.attemptId", is(attempt),
+                        "payment.providerReference", is(intent), "payment.clientSecret", is(intent + "_secret_s3cr3t"));
+        // read from the intent, not created again (Stripe forgets idempotency keys after 24 hours)
+        sandbox.server().verify(1, postRequestedFor(urlEqualTo("/v1/payment_intents")));
+        sandbox.server().verify(1, getRequestedFor(urlEqualTo("/v1/payment_intents/" + intent)));
+        assertEquals(0, Sql.count("select count(*) from idempotency_keys where cast(result as text) like ?"
+                + " or cast(reply as text) like ?", "%s3cr3t%", "%s3cr3t%"), "the client secret is never stored");
+    }
+
+    @Test
+    void shouldAnswerARetriedWechatPayWithTheCodeUrlAskedAgainForTheSameOutTradeNo() {
+        String customer = newCustomer();
+        String id = createYuanOrder(customer);
+        sandbox.server().stubFor(post("/v3/pay/transactions/native")
+                .willReturn(okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=again\"}")));
+        String key = newKey();
+        String attempt = Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key)
+                .body(Map.of("provider", "wechatpay")).post("/orders/" + id + "/pay").then().statusCode(200)
+                .extract().path("payment.attemptId");
+        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key)
+                .body(Map.of("provider", "wechatpay")).post("/orders/" + id + "/pay").then().statusCode(200)
+                .header("Idempotent-Replayed", "true").body("payment.codeUrl", is("weixin://wxpay/bizpayurl?pr=again"));
+        sandbox.server().verify(2, postRequestedFor(urlEqualTo("/v3/pay/transactions/native"))
+                .withRequestBody(containing(attempt.replace("-", ""))));
+    }
+
+    @Test
     void shouldAcknowledgeALateFailureOfAnOlderIntentAndLeaveTheOrderAsItIs() {
         String id = createOrder();
         String older = "pi_old_" + id.substring(0, 8);
@@ -292,10 +338,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
     @Test
     void shouldCreateANativePaymentOnPayAndApplyWechatsSuccessByOutTradeNo() {
         String customer = newCustomer();
-        String id = Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
-                .body(Map.of("customerId", customer, "currency", "CNY",
-                        "items", List.of(Map.of("sku", "SKU-1", "quantity", 1, "unitPrice", 2500))))
-                .post("/orders").then().statusCode(201).extract().path("id");
+        String id = createYuanOrder(customer);
         sandbox.server().stubFor(post("/v3/pay/transactions/native")
                 .willReturn(okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=e2e\"}")));
         Response paid = Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())

@@ -167,6 +167,9 @@ public class OrderResource {
                 new TransitionCommand(orderId, event, details, version, TransitionCommand.API,
                         claim == null ? null : claim.requestKey(), caller.owner()),
                 claim, result -> replies.ok(result.order(), result.additions())).map(OrderService.Transitioned::reply))
+                .chain(reply -> key == null || !reply.isReplayed() ? Uni.createFrom().item(reply)
+                        : service.withReplayReply(new TransitionCommand(orderId, event, details, version,
+                                TransitionCommand.API, IdempotencyKeys.parse(key), caller.owner()), reply))
                 .map(Reply::toResponse);
     }
 

@@ -94,16 +94,27 @@ public class StripeProvider implements PaymentProvider {
 
     @Override
     public Uni<ProviderOutcome<PaymentSession>> createPayment(PaymentRequest request) {
-        return call("create-payment", () -> api.createIntent(request), intent -> {
-            String secret = StrictJson.text(intent.get("client_secret"), 1024);
-            ProviderOutcome<PaymentState> state = StripeObjects.intent(intent);
-            if (state.value() == null || state.value().reference() == null || secret == null) {
-                return ProviderOutcome.of(ProviderOutcome.Status.UNDEFINED, "invalid-object",
-                        "Stripe answered without a PaymentIntent id or client_secret");
-            }
-            PaymentSession session = new PaymentSession(state.value().reference(), new Credential(secret));
-            return new ProviderOutcome<>(state.status(), session, state.code(), state.message());
-        });
+        return call("create-payment", () -> api.createIntent(request), StripeProvider::session);
+    }
+
+    /**
+     * Retrieves the PaymentIntent, whose {@code client_secret} a secret-key read returns: asking create again would
+     * make a second intent once Stripe has forgotten the idempotency key (after 24 hours).
+     */
+    @Override
+    public Uni<ProviderOutcome<PaymentSession>> resumePayment(PaymentRequest request, String reference) {
+        return call("resume-payment", () -> api.retrieveIntent(reference), StripeProvider::session);
+    }
+
+    private static ProviderOutcome<PaymentSession> session(JsonNode intent) {
+        String secret = StrictJson.text(intent.get("client_secret"), 1024);
+        ProviderOutcome<PaymentState> state = StripeObjects.intent(intent);
+        if (state.value() == null || state.value().reference() == null || secret == null) {
+            return ProviderOutcome.of(ProviderOutcome.Status.UNDEFINED, "invalid-object",
+                    "Stripe answered without a PaymentIntent id or client_secret");
+        }
+        PaymentSession session = new PaymentSession(state.value().reference(), new Credential(secret));
+        return new ProviderOutcome<>(state.status(), session, state.code(), state.message());
     }
 
     @Override
