@@ -73,6 +73,9 @@ public final class InvariantChecker {
     public static final String CURRENT_ATTEMPT = "current-attempt-is-one-of-the-orders";
     public static final String CAPTURE_OF_ITS_ORDER = "capture-belongs-to-an-attempt-of-its-order";
     public static final String SECOND_CAPTURE_RECORDED = "second-capture-has-its-anomaly";
+    public static final String CAPTURE_HAS_ATTEMPT = "capture-has-an-attempt";
+    public static final String OWED_REFUND_HAS_COMMAND = "owed-refund-has-its-command";
+    public static final String COMMAND_REFUNDS_A_CAPTURE = "refund-command-names-a-capture-of-its-order";
 
     /** One broken promise: which rule, which order (null for rows that name none) and what was found. */
     public record Violation(String rule, UUID orderId, String detail) {
@@ -304,8 +307,11 @@ public final class InvariantChecker {
     }
 
     /**
-     * Attempts and captures: the order's current attempt is one of its own; a capture's attempt is one of the
-     * capture's order; a capture that did not pay the order (a second capture) has its double-capture anomaly.
+     * Attempts, captures and refunds: the order's current attempt is one of its own; every capture of a real
+     * provider has an attempt; a capture's attempt is one of the capture's order; a capture that did not pay the order (a second capture) has its double-capture
+     * anomaly; every refund owed — a second capture's, or a cancelled order's own capture — has its one durable
+     * refund command (the unique constraint makes it at most one), and every refund command names a capture of its
+     * order (nothing is refunded that was not captured).
      */
     private static void checkPayments(Scope scope, List<Violation> out) throws SQLException {
         query(scope, "select o.id, o.payment_attempt_id from orders o left join payment_attempts a"
@@ -322,6 +328,27 @@ public final class InvariantChecker {
                 + " and " + scope.on("c.order_id"), rs -> out.add(new Violation(SECOND_CAPTURE_RECORDED,
                         (UUID) rs.getObject(1), "capture " + rs.getString(2) + " did not pay the order and has no"
                                 + " double-capture anomaly")));
+        // mockpay keeps its old format, where a success may pay an order that never started an attempt (dev and
+        // tests only); Stripe and WeChat Pay events are matched to an attempt by its reference or ignored
+        query(scope, "select c.order_id, c.txn_id from payment_captures c where c.attempt_id is null"
+                + " and c.provider <> 'mockpay' and "
+                + scope.on("c.order_id"), rs -> out.add(new Violation(CAPTURE_HAS_ATTEMPT, (UUID) rs.getObject(1),
+                        "capture " + rs.getString(2) + " belongs to no payment attempt")));
+        query(scope, "select c.order_id, c.txn_id from payment_captures c where c.state = 'REFUND_OWED' and not"
+                + " exists (select 1 from provider_commands p where p.kind = 'REFUND' and p.provider = c.provider"
+                + " and p.capture_txn_id = c.txn_id) and " + scope.on("c.order_id"),
+                rs -> out.add(new Violation(OWED_REFUND_HAS_COMMAND, (UUID) rs.getObject(1), "capture "
+                        + rs.getString(2) + " is owed a refund that no command will send")));
+        query(scope, "select o.id, o.payment_txn_id from orders o where o.status = 'REFUND_PENDING' and"
+                + " o.payment_txn_id is not null and not exists (select 1 from provider_commands p where"
+                + " p.kind = 'REFUND' and p.order_id = o.id and p.capture_txn_id = o.payment_txn_id) and "
+                + scope.on("o.id"), rs -> out.add(new Violation(OWED_REFUND_HAS_COMMAND, (UUID) rs.getObject(1),
+                        "REFUND_PENDING, but no command refunds its capture " + rs.getString(2))));
+        query(scope, "select p.order_id, p.id, p.capture_txn_id from provider_commands p where p.kind = 'REFUND'"
+                + " and not exists (select 1 from payment_captures c where c.provider = p.provider and c.txn_id ="
+                + " p.capture_txn_id and c.order_id = p.order_id) and " + scope.on("p.order_id"),
+                rs -> out.add(new Violation(COMMAND_REFUNDS_A_CAPTURE, (UUID) rs.getObject(1), "refund command "
+                        + rs.getObject(2) + " names " + rs.getString(3) + ", no capture of this order")));
     }
 
     private interface RowHandler {

@@ -87,7 +87,31 @@ class InvariantCheckerTest {
                 + " captured_at) values ('mockpay', 'txn-own', ?, ?, 3000, 'EUR', 'CAPTURED', now()),"
                 + " ('mockpay', 'txn-again', null, ?, 3000, 'EUR', 'REFUND_OWED', now())", foreign, paid, paid);
 
-        assertEquals(Set.of(CURRENT_ATTEMPT, CAPTURE_OF_ITS_ORDER, SECOND_CAPTURE_RECORDED), rules(checker.check()));
+        update("insert into payment_captures (provider, txn_id, attempt_id, order_id, amount, currency, state,"
+                + " captured_at) values ('stripe', 'ch_orphan', null, ?, 3000, 'EUR', 'REFUND_OWED', now())", paid);
+        update("insert into payment_anomalies (order_id, provider, provider_txn_id, kind, detail, event_id,"
+                + " at) values (?, 'stripe', 'ch_orphan', 'double-capture', 'planted', 'evt-orphan', now())",
+                paid);
+        refundCommandOf(paid, "stripe", "ch_orphan");
+
+        List<InvariantChecker.Violation> found = checker.check();
+        assertEquals(Set.of(CURRENT_ATTEMPT, CAPTURE_OF_ITS_ORDER, SECOND_CAPTURE_RECORDED, CAPTURE_HAS_ATTEMPT,
+                OWED_REFUND_HAS_COMMAND), rules(found));
+        assertTrue(found.stream().anyMatch(v -> v.rule().equals(CAPTURE_HAS_ATTEMPT)
+                && v.detail().contains("ch_orphan")), found.toString());
+    }
+
+    @Test
+    void shouldReportARefundOwedThatNoCommandSendsAndACommandThatRefundsNothingCaptured() throws SQLException {
+        UUID cancelled = cancelledAfterCaptureOrder();
+        update("delete from provider_commands where order_id = ?", cancelled);
+        UUID other = createdOrder();
+        refundCommand(other, "txn-never-captured");
+
+        List<InvariantChecker.Violation> found = checker.check();
+        assertEquals(Set.of(OWED_REFUND_HAS_COMMAND, COMMAND_REFUNDS_A_CAPTURE), rules(found));
+        assertEquals(Set.of(cancelled, other), found.stream().map(InvariantChecker.Violation::orderId)
+                .collect(Collectors.toSet()));
     }
 
     @Test
@@ -280,7 +304,24 @@ class InvariantCheckerTest {
         step(id, 1, "CANCEL", "CREATED", "CANCELLED", "api", null);
         step(id, 2, "PAYMENT_SUCCEEDED", "CANCELLED", "REFUND_PENDING", "mockpay", "evt-late-" + id);
         record("provider:mockpay POST /payments/{provider}/callbacks ", "evt-late-" + id, id, false);
+        UUID attempt = UUID.randomUUID();
+        update("insert into payment_attempts (id, order_id, provider, reference, amount, currency, state, created_at,"
+                + " updated_at) values (?, ?, 'mockpay', ?, 3000, 'EUR', 'CAPTURED', now(), now())", attempt, id,
+                "ref-" + id);
+        update("insert into payment_captures (provider, txn_id, attempt_id, order_id, amount, currency, state,"
+                + " captured_at) values ('mockpay', 'txn-late', ?, ?, 3000, 'EUR', 'CAPTURED', now())", attempt, id);
+        refundCommand(id, "txn-late");
         return id;
+    }
+
+    private void refundCommand(UUID orderId, String captureTxnId) throws SQLException {
+        refundCommandOf(orderId, "mockpay", captureTxnId);
+    }
+
+    private void refundCommandOf(UUID orderId, String provider, String captureTxnId) throws SQLException {
+        update("insert into provider_commands (id, kind, order_id, provider, capture_txn_id, amount, currency, state,"
+                + " tries, next_at, created_at, updated_at) values (?, 'REFUND', ?, ?, ?, 3000, 'EUR',"
+                + " 'PENDING', 0, now(), now(), now())", UUID.randomUUID(), orderId, provider, captureTxnId);
     }
 
     private UUID order(String status, long version, boolean paid, String txnId) throws SQLException {
