@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
+import io.orderflow.payment.wechatpay.WechatFixtures;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Sql;
@@ -111,6 +112,61 @@ class RefundCommandsTest extends SandboxedProviderTest {
         stripe(StripeFixtures.event("charge.refunded", StripeFixtures.charge(charge, intent, String.valueOf(AMOUNT),
                 String.valueOf(AMOUNT), true))).then().statusCode(200);
         Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"));
+    }
+
+    @Test
+    void shouldPayWithWechatNativeRefundOnCancelOnceByTheCommandsOutRefundNoAndCloseOnRefundSuccess() {
+        breakers.reset("wechatpay");
+        String customer = newCustomer();
+        String id = Auth.customer(customer).contentType(io.restassured.http.ContentType.JSON)
+                .header("Idempotency-Key", newKey()).body(Map.of("customerId", customer, "currency", "CNY",
+                        "items", List.of(Map.of("sku", "SKU-1", "quantity", 1, "unitPrice", 2500))))
+                .post("/orders").then().statusCode(201).extract().path("id");
+        server.stubFor(post("/v3/pay/transactions/native")
+                .willReturn(okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=refund\"}")));
+        String attempt = Auth.customer(customer).contentType(io.restassured.http.ContentType.JSON)
+                .header("Idempotency-Key", newKey()).body(Map.of("provider", "wechatpay"))
+                .post("/orders/" + id + "/pay").then().statusCode(200).extract().path("payment.attemptId");
+        String outTradeNo = attempt.replace("-", "");
+        String transaction = "42" + outTradeNo.substring(0, 20);
+        wechat("EV-pay-" + outTradeNo, "TRANSACTION.SUCCESS", "transaction", WechatFixtures.transaction(outTradeNo, transaction, "SUCCESS",
+                "2500"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
+
+        Auth.customer(customer).contentType(io.restassured.http.ContentType.JSON).body(Map.of())
+                .post("/orders/" + id + "/cancel").then().statusCode(200).body("status", is("REFUND_PENDING"));
+        String outRefundNo = commandId(id).replace("-", "");
+        String refundId = "5030" + outTradeNo.substring(0, 10);
+        server.stubFor(post("/v3/refund/domestic/refunds").willReturn(okJson("{\"refund_id\":\"" + refundId
+                + "\",\"out_refund_no\":\"" + outRefundNo + "\",\"transaction_id\":\"" + transaction
+                + "\",\"out_trade_no\":\"" + outTradeNo + "\",\"channel\":\"ORIGINAL\",\"status\":\"PROCESSING\","
+                + "\"create_time\":\"2026-01-15T18:05:00+08:00\",\"amount\":{\"total\":2500,\"refund\":2500,"
+                + "\"payer_total\":2500,\"payer_refund\":2500,\"currency\":\"CNY\"}}")));
+
+        runWorker(id);
+        runWorker(id);
+
+        server.verify(1, postRequestedFor(urlEqualTo("/v3/refund/domestic/refunds"))
+                .withRequestBody(matchingJsonPath("$.out_refund_no", equalTo(outRefundNo)))
+                .withRequestBody(matchingJsonPath("$.transaction_id", equalTo(transaction))));
+        assertEquals("DONE", Sql.string("select state from provider_commands where order_id = ?",
+                UUID.fromString(id)));
+        Auth.operator().get("/orders/" + id).then().body("status", is("REFUND_PENDING"));
+        for (int delivery = 0; delivery < 3; delivery++) { // WeChat re-sends until it reads a 2xx
+            wechat("EV-refund-" + outTradeNo, "REFUND.SUCCESS", "refund", WechatFixtures.refund(outTradeNo, transaction, outRefundNo, refundId,
+                    "SUCCESS", "2500"));
+        }
+        Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"));
+        assertEquals(1, Sql.count("select count(*) from order_transitions where order_id = ? and event ="
+                + " 'REFUND_SUCCEEDED'", UUID.fromString(id)));
+    }
+
+    /** A WeChat Pay notification of {@code eventType} as WeChat signs and encrypts it: answered 204. */
+    private void wechat(String notificationId, String eventType, String summary, String resource) {
+        String body = sandbox.wechat().notification(notificationId, eventType, summary, resource);
+        given().contentType("application/json").headers(sandbox.wechat().headers(body, Instant.now().getEpochSecond()))
+                .body(body.getBytes(StandardCharsets.UTF_8)).post("/payments/wechatpay/callbacks").then()
+                .statusCode(204);
     }
 
     @Test
