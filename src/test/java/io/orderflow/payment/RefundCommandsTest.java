@@ -169,6 +169,70 @@ class RefundCommandsTest extends SandboxedProviderTest {
                 .statusCode(204);
     }
 
+    /**
+     * A Stripe order cancelled with its refund command sent more than a day ago, answer lost: Stripe no longer knows
+     * the Idempotency-Key, so a new POST would refund again. Stripe's refunds of the charge list {@code other} (if
+     * any) and, when {@code refunded}, the command's own refund {@code refundId}. Returns the command's id.
+     */
+    private String cancelledADayAgo(String intent, String charge, String other, boolean refunded, String refundId) {
+        String id = paidWithStripe(intent, charge);
+        post(id, "cancel", Map.of()).then().statusCode(200);
+        String command = commandId(id);
+        Sql.update("update provider_commands set state = 'SENT', tries = 3, created_at = now() - interval '25 hours',"
+                + " next_at = now() - interval '1 second' where order_id = ?", UUID.fromString(id));
+        List<String> listed = new java.util.ArrayList<>();
+        if (other != null) {
+            listed.add(other);
+        }
+        if (refunded) {
+            listed.add(StripeFixtures.refund(refundId, charge, intent, String.valueOf(AMOUNT), "succeeded", command));
+        }
+        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get(urlPathEqualTo("/v1/refunds"))
+                .withQueryParam("charge", equalTo(charge)).willReturn(okJson("{\"object\":\"list\",\"data\":["
+                        + String.join(",", listed) + "],\"has_more\":false,\"url\":\"/v1/refunds\"}")));
+        return command;
+    }
+
+    private static String orderOf(String command) {
+        return Sql.string("select cast(order_id as text) from provider_commands where id = ?",
+                UUID.fromString(command));
+    }
+
+    @Test
+    void shouldLookARefundUpInsteadOfSendingItAgainOnceStripeHasForgottenItsKey() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String charge = "ch_old_" + suffix;
+        String intent = "pi_old_" + suffix;
+        String command = cancelledADayAgo(intent, charge, StripeFixtures.refund("re_other_" + suffix, charge, intent,
+                "100", "succeeded", "someone-else"), true, "re_" + suffix);
+        String id = orderOf(command);
+
+        runWorker(id);
+
+        assertEquals(0, refundsSent().size(), "the refund was found: nothing is sent again");
+        assertEquals("DONE", Sql.string("select state from provider_commands where order_id = ?",
+                UUID.fromString(id)));
+        assertEquals("re_" + suffix, Sql.string("select refund_id from provider_commands where order_id = ?",
+                UUID.fromString(id)));
+    }
+
+    @Test
+    void shouldSendARefundThatALookUpPastTheKeyWindowDoesNotFind() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String charge = "ch_lost_" + suffix;
+        String intent = "pi_lost_" + suffix;
+        String command = cancelledADayAgo(intent, charge, null, false, null);
+        String id = orderOf(command);
+        server.stubFor(post("/v1/refunds").willReturn(okJson(StripeFixtures.refund("re_" + suffix, charge, intent,
+                String.valueOf(AMOUNT), "succeeded", command))));
+
+        runWorker(id);
+
+        assertEquals(1, refundsSent().size(), "nothing was refunded for the command: it is sent, once");
+        assertEquals("DONE", Sql.string("select state from provider_commands where order_id = ?",
+                UUID.fromString(id)));
+    }
+
     @Test
     void shouldRetryATimedOutRefundLaterWithTheSameKeySoStripeRefundsOnce() {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
