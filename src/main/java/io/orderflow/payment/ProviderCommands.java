@@ -25,6 +25,11 @@ public class ProviderCommands {
     private static final String INSERT = "insert into provider_commands (id, kind, order_id, provider,"
             + " payment_reference, capture_txn_id, amount, currency, state, tries, next_at, created_at, updated_at)";
 
+    /** A claimed command's columns, as {@link #refund} reads them. */
+    private static final String RETURNED = "cast(c.id as text), cast(c.order_id as text), c.provider,"
+            + " c.payment_reference, c.capture_txn_id, c.amount, c.currency, c.state, c.tries, c.refund_id,"
+            + " c.created_at";
+
     private final Db db;
 
     public ProviderCommands(Db db) {
@@ -71,10 +76,25 @@ public class ProviderCommands {
                         + " tries = c.tries + 1, next_at = cast(:next as timestamptz), updated_at = cast(:now as timestamptz)"
                         + " where c.id in (select id from provider_commands where state in ('PENDING', 'SENT')"
                         + " and next_at <= cast(:now as timestamptz) order by next_at limit :limit"
-                        + " for update skip locked) returning cast(c.id as text), cast(c.order_id as text), c.provider,"
-                        + " c.payment_reference, c.capture_txn_id, c.amount, c.currency, c.state, c.tries,"
-                        + " c.refund_id, c.created_at", Object[].class)
+                        + " for update skip locked) returning " + RETURNED, Object[].class)
                 .setParameter("now", now).setParameter("next", now.plus(lease)).setParameter("limit", limit)
+                .getResultList())
+                .map(rows -> rows.stream().map(ProviderCommands::refund).toList());
+    }
+
+    /**
+     * Up to {@code limit} refunds sent (DONE) whose capture is still not known to be refunded — the provider's
+     * notification never came — last looked at before {@code staleBefore}; each claimed until the next look
+     * ({@code updated_at} moves on), so replicas reconciling at once ask about different refunds.
+     */
+    public Uni<List<Refund>> claimUnconfirmed(Instant staleBefore, Instant now, int limit) {
+        return db.run(session -> session.createNativeQuery("update provider_commands c set updated_at ="
+                        + " cast(:now as timestamptz) where c.id in (select p.id from provider_commands p"
+                        + " join payment_captures k on k.provider = p.provider and k.txn_id = p.capture_txn_id"
+                        + " where p.state = 'DONE' and k.state <> 'REFUNDED' and p.updated_at < cast(:before as timestamptz)"
+                        + " order by p.updated_at limit :limit for update of p skip locked) returning " + RETURNED,
+                        Object[].class)
+                .setParameter("now", now).setParameter("before", staleBefore).setParameter("limit", limit)
                 .getResultList())
                 .map(rows -> rows.stream().map(ProviderCommands::refund).toList());
     }

@@ -14,9 +14,10 @@ import java.util.List;
 import org.jboss.logging.Logger;
 
 /**
- * The janitor: asks providers about attempts that stayed pending longer than {@code payments.reconcile.after} (a lost
- * webhook, an endpoint that was down for days) and applies the answer through the same path and dedup as a callback.
- * Several replicas may run it at once: attempts are claimed with {@code FOR UPDATE SKIP LOCKED}. A reconciliation and
+ * The janitor: asks providers about attempts that stayed pending longer than {@code payments.reconcile.after}, and
+ * about refunds sent as long ago whose capture is still not known refunded (a lost webhook, an endpoint that was down
+ * for days), and applies the answer through the same path and dedup as a callback. Several replicas may run it at
+ * once: attempts and refund commands are claimed with {@code FOR UPDATE SKIP LOCKED}. A reconciliation and
  * a webhook for the same payment at the same moment yield one transition (the compare-and-set takes one; the other
  * is a duplicate).
  */
@@ -43,6 +44,7 @@ public class Reconciler {
     }
 
     private final PaymentAttempts attempts;
+    private final ProviderCommands commands;
     private final PaymentProviders providers;
     private final PaymentCallbacks callbacks;
     private final Config config;
@@ -50,8 +52,9 @@ public class Reconciler {
 
     private final Lifecycle lifecycle;
 
-    public Reconciler(PaymentAttempts attempts, PaymentProviders providers, PaymentCallbacks callbacks, Config config,
-            Times times, Lifecycle lifecycle) {
+    public Reconciler(PaymentAttempts attempts, ProviderCommands commands, PaymentProviders providers,
+            PaymentCallbacks callbacks, Config config, Times times, Lifecycle lifecycle) {
+        this.commands = commands;
         this.lifecycle = lifecycle;
         this.attempts = attempts;
         this.providers = providers;
@@ -72,12 +75,54 @@ public class Reconciler {
         }).replaceWithVoid();
     }
 
-    /** One run: the outcome (as a provider's ack would state it) for each attempt asked about. */
+    /**
+     * One run: the outcome (as a provider's ack would state it) for each attempt asked about, then for each refund
+     * sent whose notification never came.
+     */
     public Uni<List<String>> reconcile() {
         Instant now = times.now();
-        return attempts.claimStale(now.minus(config.after()), now, config.batchSize())
+        Instant staleBefore = now.minus(config.after());
+        Uni<List<String>> payments = attempts.claimStale(staleBefore, now, config.batchSize())
                 .chain(stale -> Multi.createFrom().iterable(stale).onItem().transformToUniAndConcatenate(this::ask)
                         .collect().asList());
+        return payments.chain(asked -> commands.claimUnconfirmed(staleBefore, now, config.batchSize())
+                .chain(sent -> Multi.createFrom().iterable(sent).onItem()
+                        .transformToUniAndConcatenate(this::askAboutRefund).collect().asList())
+                .map(refunds -> {
+                    List<String> all = new java.util.ArrayList<>(asked);
+                    all.addAll(refunds);
+                    return all;
+                }));
+    }
+
+    private Uni<String> askAboutRefund(ProviderCommands.Refund refund) {
+        PaymentProvider provider = providers.find(refund.provider()).orElse(null);
+        if (provider == null) {
+            return Uni.createFrom().item("provider not offered");
+        }
+        RefundRequest request = new RefundRequest(refund.id(), refund.paymentReference(), refund.captureTxnId(),
+                refund.amount(), refund.currency(), refund.refundId());
+        return provider.queryRefund(request).chain(outcome -> {
+            Notification answer = refundAnswer(refund, outcome);
+            if (answer == null) {
+                return Uni.createFrom().item(outcome.status().name().toLowerCase());
+            }
+            LOG.infof("%s says the refund of %s (command %s) is done: applying it", provider.name(),
+                    refund.captureTxnId(), refund.id());
+            return callbacks.reconcile(provider, answer).map(reply -> answer.type() + " " + reply.status());
+        });
+    }
+
+    /** A refund the provider reports done, as its notification would have said it; null while it is not. */
+    static Notification refundAnswer(ProviderCommands.Refund refund, ProviderOutcome<RefundState> outcome) {
+        if (!outcome.is(ProviderOutcome.Status.PROCESSED) || refund.paymentReference() == null) {
+            return null;
+        }
+        RefundState state = outcome.value();
+        String refundId = state != null && state.refundId() != null ? state.refundId() : refund.refundId();
+        return new Notification.RefundSucceeded("reconcile:refund:" + refund.id(), "reconciliation",
+                new Notification.ByReference(refund.paymentReference()), refundId, refund.captureTxnId(),
+                refund.amount(), refund.currency());
     }
 
     private Uni<String> ask(PaymentAttempt attempt) {

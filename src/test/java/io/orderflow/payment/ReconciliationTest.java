@@ -83,6 +83,35 @@ class ReconciliationTest extends SandboxedProviderTest {
     }
 
     @Test
+    void shouldCloseARefundWhoseNotificationNeverCameWithWhatStripeSaysAboutIt() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String intent = "pi_refund_lost_" + suffix;
+        String charge = "ch_" + intent;
+        String id = pendingWithStripe(intent, 0);
+        String paid = StripeFixtures.event("payment_intent.succeeded", StripeFixtures.intent(intent, "succeeded",
+                String.valueOf(AMOUNT), "eur", charge));
+        given().contentType("application/json; charset=utf-8").header("Stripe-Signature", StripeFixtures.signature(
+                StripeFixtures.SECRET, Instant.now().getEpochSecond(), paid)).body(paid.getBytes(StandardCharsets.UTF_8))
+                .post("/payments/stripe/callbacks").then().statusCode(200);
+        post(id, "cancel", Map.of()).then().statusCode(200).body("status", is("REFUND_PENDING"));
+        String command = Sql.string("select cast(id as text) from provider_commands where order_id = ?",
+                UUID.fromString(id));
+        // the worker sent the refund 20 minutes ago; Stripe's charge.refunded never arrived
+        Sql.update("update provider_commands set state = 'DONE', refund_id = ?, updated_at = now() - interval"
+                + " '20 minutes' where id = ?", "re_" + suffix, UUID.fromString(command));
+        server.stubFor(get(urlPathEqualTo("/v1/refunds/re_" + suffix)).willReturn(okJson(StripeFixtures.refund(
+                "re_" + suffix, charge, intent, String.valueOf(AMOUNT), "succeeded", command))));
+
+        reconcile();
+
+        Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"));
+        assertEquals("REFUNDED", Sql.string("select state from payment_captures where txn_id = ?", charge));
+        assertEquals(1, Sql.historyCount(id, "REFUND_SUCCEEDED"));
+        reconcile();
+        server.verify(1, getRequestedFor(urlPathEqualTo("/v1/refunds/re_" + suffix)));
+    }
+
+    @Test
     void shouldNotAskAboutAnAttemptPendingForLessThanTheThreshold() {
         String intent = "pi_fresh_" + UUID.randomUUID().toString().substring(0, 8);
         String id = pendingWithStripe(intent, 1);
