@@ -53,6 +53,14 @@ public interface IdempotencyConfig {
         @WithDefault("3s")
         Duration inFlightWait();
 
+        /**
+         * After this much of the in-flight wait, a repeat asks PostgreSQL once whether the holder has finished: a
+         * holder whose answer never reached Redis (a Redis timeout, a crash after the commit) leaves its marker
+         * behind, and the record already holds the answer.
+         */
+        @WithDefault("250ms")
+        Duration inFlightCheck();
+
         /** Life of a cached completed response (never longer than the record's retention). */
         @WithDefault("1h")
         Duration cacheTtl();

@@ -8,6 +8,7 @@ import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.common.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Function;
 
@@ -68,13 +69,41 @@ public class IdempotencyGate {
     }
 
     private Uni<Reply> throughLayers(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
-        return shutter.claimOrAwait(claim).chain(peek -> switch (peek.kind()) {
+        Duration check = config.redis().inFlightCheck();
+        Duration rest = config.redis().inFlightWait().minus(check);
+        return shutter.claimOrAwait(claim, check).chain(peek -> peek.kind() == RedisShutter.Peek.Kind.IN_FLIGHT
+                && !peek.differsFrom(claim) && !rest.isNegative()
+                        ? answeredOnDatabase(request, claim)
+                                .chain(answer -> answer != null ? Uni.createFrom().item(answer)
+                                        : shutter.claimOrAwait(claim, rest)
+                                                .chain(later -> decide(request, claim, action, later)))
+                        : decide(request, claim, action, peek));
+    }
+
+    private Uni<Reply> decide(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action,
+            RedisShutter.Peek peek) {
+        return switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
             case IN_FLIGHT -> peek.differsFrom(claim) ? judgeOnDatabase(request, claim, action)
                     : answerInFlight(request, claim);
             case CLAIMED, UNAVAILABLE -> redeemIfToken(request, claim)
                     .chain(() -> runOnDatabase(request, claim, action))
                     .onFailure().call(() -> shutter.release(claim));
+        };
+    }
+
+    /**
+     * The holder's stored answer, when it has one (then replayed, and put in Redis in place of the marker it left),
+     * or null while the holder is still at work.
+     */
+    private Uni<Reply> answeredOnDatabase(KeyedRequest request, KeyClaim claim) {
+        return repository.find(claim.scope(), claim.key()).map(existing -> {
+            if (existing == null || !existing.answered()) {
+                return null;
+            }
+            Reply reply = replay(request, claim, existing);
+            rememberInBackground(claim, reply);
+            return reply;
         });
     }
 

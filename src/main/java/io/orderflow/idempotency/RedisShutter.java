@@ -93,8 +93,8 @@ public class RedisShutter {
      * ms, up to the configured in-flight wait) so that a concurrent repeat is answered with the first response, not
      * an error. A holder with another body is reported at once.
      */
-    public Uni<Peek> claimOrAwait(KeyClaim claim) {
-        long deadline = System.nanoTime() + config.inFlightWait().toNanos();
+    public Uni<Peek> claimOrAwait(KeyClaim claim, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
         return claimUntil(claim, deadline);
     }
 

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * Another replica holds a key in Redis (its in-flight marker stands there) for a request with another body. The
  * marker is written before PostgreSQL decides, so it is no verdict; but waiting for it cannot turn this body into a
  * repeat either. The repeat goes to the database at once instead of polling Redis for the in-flight wait: the dedup
- * record, when it is there, refuses it with 422; when nothing is there, this body is the first PostgreSQL sees.
+ * record, when it is there, refuses it with 422; when nothing is there, this body is the first PostgreSQL sees. A
+ * marker with the same body that outlives its holder's answer is found out by asking PostgreSQL early.
  */
 @QuarkusTest
 class ForeignMarkerTest {
@@ -76,6 +77,26 @@ class ForeignMarkerTest {
         } finally {
             redis.key().del(marker);
         }
+        assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
+    }
+
+    @Test
+    void shouldReplayFromPostgresAndRepairTheCacheWhenAMarkerOutlivedItsHoldersAnswer() throws Exception {
+        String customer = newCustomer();
+        String key = newKey();
+        Map<String, Object> body = orderBody(customer);
+        String id = create(customer, key, body).statusCode(201).extract().path("id");
+        String cached = awaitCached(marker(customer, key));
+        // the holder committed, but its answer never reached Redis (a timeout): its in-flight marker stayed behind
+        redis.value(String.class).setex(marker(customer, key), 60, "p:" + new JsonObject(cached).getString("f"));
+
+        long setsBefore = setCalls();
+        create(customer, key, body).statusCode(201).header("Idempotent-Replayed", "true").body("id", is(id));
+        long asked = setCalls() - setsBefore;
+
+        assertTrue(asked < 60, "asked Redis " + asked + " times: the repeat waited out the whole in-flight wait"
+                + " instead of asking PostgreSQL");
+        assertTrue(awaitCached(marker(customer, key)).contains(id), "the stale marker is replaced by the answer");
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 
