@@ -56,6 +56,16 @@ public record Reply(int status, String contentType, Map<String, String> headers,
         return new String(body, StandardCharsets.UTF_8);
     }
 
+    /**
+     * Sends this answer on a Vert.x response ahead of the REST layer, with {@code Connection: close}: the edge's
+     * refusals, whose request may not have been read to its end.
+     */
+    public void endClosing(io.vertx.core.http.HttpServerResponse response) {
+        response.setStatusCode(status).putHeader("Content-Type", contentType).putHeader("Connection", "close");
+        headers.forEach(response::putHeader);
+        response.end(io.vertx.core.buffer.Buffer.buffer(body));
+    }
+
     public Response toResponse() {
         Response.ResponseBuilder builder = Response.status(status).type(contentType).entity(body);
         headers.forEach(builder::header);

@@ -1,14 +1,11 @@
 package io.orderflow.common.http;
 
-import io.orderflow.common.Reply;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.common.problem.ProblemType;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -87,12 +84,8 @@ public class Draining {
             context.next();
             return;
         }
-        Reply reply = problems.toReply(Problem.of(ProblemType.SERVICE_UNAVAILABLE,
-                "This instance is shutting down and takes no new work; retry (another instance will answer)"), "1");
-        var response = context.response().setStatusCode(reply.status())
-                .putHeader(HttpHeaders.CONTENT_TYPE, reply.contentType())
-                .putHeader(HttpHeaders.CONNECTION, "close");
-        reply.headers().forEach(response::putHeader);
-        response.end(Buffer.buffer(reply.body()));
+        problems.toReply(Problem.of(ProblemType.SERVICE_UNAVAILABLE,
+                "This instance is shutting down and takes no new work; retry (another instance will answer)"), "1")
+                .endClosing(context.response());
     }
 }

@@ -1,6 +1,5 @@
 package io.orderflow.common.http;
 
-import io.orderflow.common.Reply;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.common.problem.ProblemType;
@@ -93,10 +92,6 @@ public class EdgeLimits {
 
     /** Answers and closes: the rest of what the client sent is not read. */
     private void refuse(RoutingContext context, Problem problem) {
-        Reply reply = problems.toReply(problem, null);
-        context.response().setStatusCode(reply.status())
-                .putHeader(HttpHeaders.CONTENT_TYPE, reply.contentType())
-                .putHeader(HttpHeaders.CONNECTION, "close")
-                .end(io.vertx.core.buffer.Buffer.buffer(reply.body()));
+        problems.toReply(problem, null).endClosing(context.response());
     }
 }
