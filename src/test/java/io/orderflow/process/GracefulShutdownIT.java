@@ -150,7 +150,9 @@ class GracefulShutdownIT {
         List<String> cut = new ArrayList<>();
         List<String> disconnected = new ArrayList<>();
         List<TransitionStream> streams = new ArrayList<>();
-        for (Map<String, String> env : List.of(ENV, NO_DELAY, ENV)) {
+        // the instance running now was started with ENV; each run stops it and starts the next with the next env
+        Map<String, String> victimEnv = ENV;
+        for (Map<String, String> env : List.of(NO_DELAY, ENV, ENV)) {
             ServiceProcess victim = current.awaitReady();
             ServiceProcess successor = next(env);
             current = successor;
@@ -163,7 +165,7 @@ class GracefulShutdownIT {
             stream.stop();
             long unanswered = stream.pending().stream().filter(c -> !c.pendingAnswer.answered()).count();
             long drained = stream.pending().stream().filter(c -> c.pendingAnswer.status() == 503).count();
-            System.out.println("SIGTERM under steady traffic (" + (env == ENV ? "3s delay" : "no delay") + "): exit "
+            System.out.println("SIGTERM under steady traffic (" + (victimEnv == ENV ? "3s delay" : "no delay") + "): exit "
                     + exit + ", acknowledged " + stream.acknowledged() + ", 503 while draining " + drained
                     + ", no answer " + unanswered);
             stream.pending().stream().filter(c -> !c.pendingAnswer.answered() && tookEffect(c))
@@ -174,6 +176,7 @@ class GracefulShutdownIT {
                     .forEach(c -> disconnected.add(c.pendingAnswer.failure().toString()));
             assertLogClean(victim, beforeStop);
             streams.add(stream);
+            victimEnv = env;
         }
         assertEquals(List.of(), cut, "requests that took effect but whose answer was cut off");
         assertEquals(List.of(), disconnected, "requests sent whose connection closed before an answer");

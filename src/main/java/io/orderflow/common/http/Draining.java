@@ -21,8 +21,8 @@ import org.jboss.logging.Logger;
  * <p>Quarkus drains by counting requests and closing the server when the count reaches zero; until then it still
  * accepts requests (only adding {@code Connection: close}). Under steady traffic a request can arrive in the
  * instant after the count reached zero: it started its work — a commit, even — and the closing server cut its
- * answer. So from just before Quarkus starts draining (its shutdown delay minus {@link #MARGIN}, or at once when
- * there is no delay) every new request except the health probes is answered {@code 503 service-unavailable} with
+ * answer. So from {@link #MARGIN} before Quarkus starts draining (the end of its shutdown delay, or a pause of that
+ * length when there is no delay) every new request except the health probes is answered {@code 503 service-unavailable} with
  * {@code Retry-After: 1} and {@code Connection: close}, and does nothing; the requests already running are the ones
  * Quarkus waits for. Whatever a client gets after that — a 503 or a refused connection — changed nothing, and its
  * retry (to another replica) is safe.
@@ -33,8 +33,8 @@ public class Draining {
     private static final Logger LOG = Logger.getLogger(Draining.class);
     /** Ahead of everything, {@link EdgeLimits} included. */
     private static final int FIRST = Integer.MIN_VALUE + 50;
-    /** How long before the end of the shutdown delay new work stops (less when the delay is shorter). */
-    static final Duration MARGIN = Duration.ofMillis(500);
+    /** How long before Quarkus drains new work stops (the shutdown delay's last moment, or a pause without one). */
+    static final Duration MARGIN = Duration.ofSeconds(1);
 
     private final Vertx vertx;
     private final ProblemMapper problems;
@@ -52,14 +52,23 @@ public class Draining {
         router.route().order(FIRST).handler(this::admit);
     }
 
-    /** SIGTERM: readiness is DOWN now; load balancers get the shutdown delay to stop sending here. */
+    /**
+     * SIGTERM: readiness is DOWN now; load balancers get the shutdown delay to stop sending here. New work stops
+     * {@link #MARGIN} before Quarkus drains. Without a delay (a preStop sleep did the waiting) that margin is taken
+     * here, on the shutdown thread, before Quarkus goes on: clients still sending on keep-alive connections get a
+     * 503 with {@code Connection: close} — an answer, not a closed connection — before the server closes.
+     */
     void shutdownDelayStarted(@Observes ShutdownDelayInitiatedEvent event) {
-        Duration margin = delay.dividedBy(2).compareTo(MARGIN) < 0 ? delay.dividedBy(2) : MARGIN;
-        long wait = delay.minus(margin).toMillis();
-        if (wait < 1) {
-            stopNewWork();
-        } else {
+        long wait = delay.minus(MARGIN).toMillis();
+        if (wait > 0) {
             vertx.setTimer(wait, ignored -> stopNewWork());
+            return;
+        }
+        stopNewWork();
+        try {
+            Thread.sleep(MARGIN.minus(delay.isNegative() ? Duration.ZERO : delay).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
