@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import jakarta.persistence.Column;
+import jakarta.persistence.ColumnResult;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.IdClass;
+import jakarta.persistence.SqlResultSetMapping;
 import jakarta.persistence.Table;
 import java.io.Serializable;
 import java.time.Instant;
@@ -21,8 +23,14 @@ import org.hibernate.type.SqlTypes;
 @Entity
 @Table(name = "idempotency_keys")
 @IdClass(IdempotencyKey.Key.class)
+// a named mapping keeps the store-or-find statement's plan in Hibernate's plan cache (see OrderEntity)
+@SqlResultSetMapping(name = IdempotencyKey.INSERTED_OR_WINNER, columns = {
+        @ColumnResult(name = "inserted", type = Integer.class), @ColumnResult(name = "winner", type = String.class) })
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public class IdempotencyKey {
+
+    /** The store-or-find statement's {@code inserted, winner}. */
+    static final String INSERTED_OR_WINNER = "idempotency-inserted-or-winner";
 
     @Id
     @Column(columnDefinition = "text")

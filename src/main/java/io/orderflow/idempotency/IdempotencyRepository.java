@@ -49,7 +49,8 @@ public class IdempotencyRepository {
      *         that it committed after this statement's snapshot was taken)
      */
     public Uni<DedupRecord> insertOrFind(DedupRecord record) {
-        return db.run(session -> session.createNativeQuery(INSERT_OR_FIND, Object[].class)
+        return db.run(session -> session.createNativeQuery(INSERT_OR_FIND,
+                session.getResultSetMapping(Object[].class, IdempotencyKey.INSERTED_OR_WINNER))
                 .setParameter("scope", record.scope()).setParameter("key", record.key())
                 .setParameter("tier", record.tier()).setParameter("state", record.state().name())
                 .setParameter("fingerprint", record.fingerprint()).setParameter("orderId", record.orderId())
