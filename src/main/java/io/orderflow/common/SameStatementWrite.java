@@ -18,4 +18,19 @@ public interface SameStatementWrite {
 
     /** Values of the named parameters {@link #sql} uses. */
     Map<String, Object> parameters();
+
+    /**
+     * The same write for many business rows at once (a group commit), or null when it cannot ride in one. It reads
+     * the rows written from {@code rows} and each row's values of {@link #parameters} from {@code values}: a relation
+     * with a column per parameter, named and typed as {@link #parameterTypes} says, and {@code id}, the business
+     * row's id, on which the two join.
+     */
+    default String batchSql(String rows, String values) {
+        return null;
+    }
+
+    /** The SQL type of each of {@link #parameters}, for {@link #batchSql}'s {@code values} relation. */
+    default Map<String, String> parameterTypes() {
+        return Map.of();
+    }
 }

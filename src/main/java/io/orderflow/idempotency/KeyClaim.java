@@ -13,6 +13,9 @@ import java.util.UUID;
  */
 public final class KeyClaim {
 
+    private static final Map<String, String> RECORD_TYPES = Map.of("k_scope", "text", "k_key", "text", "k_tier",
+            "text", "k_fingerprint", "text", "k_created", "timestamptz", "k_expires", "timestamptz");
+
     private final String scope;
     private final String key;
     private final String fingerprint;
@@ -52,6 +55,19 @@ public final class KeyClaim {
             public Map<String, Object> parameters() {
                 return Map.of("k_scope", scope, "k_key", key, "k_tier", tier.name(), "k_fingerprint", fingerprint,
                         "k_created", createdAt, "k_expires", expiresAt);
+            }
+
+            @Override
+            public String batchSql(String rows, String values) {
+                return "insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, order_id, result,"
+                        + " created_at, expires_at) select v.k_scope, v.k_key, v.k_tier, 'DONE', v.k_fingerprint, r.id,"
+                        + " to_jsonb(r), v.k_created, v.k_expires from " + rows + " r join " + values
+                        + " v on v.id = r.id";
+            }
+
+            @Override
+            public Map<String, String> parameterTypes() {
+                return RECORD_TYPES;
             }
         };
     }

@@ -22,9 +22,11 @@ import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
@@ -39,11 +41,13 @@ public class OrderRepository {
     };
 
     private final Db db;
+    private final GroupCommit groupCommit;
     private final OrderMapping mapping;
     private final ObjectMapper json;
 
-    public OrderRepository(Db db, OrderMapping mapping, ObjectMapper json) {
+    public OrderRepository(Db db, GroupCommit groupCommit, OrderMapping mapping, ObjectMapper json) {
         this.db = db;
+        this.groupCommit = groupCommit;
         this.mapping = mapping;
         this.json = json;
     }
@@ -92,10 +96,11 @@ public class OrderRepository {
         for (int i = 0; i < writes.size(); i++) {
             sql.append(", write").append(i).append(" as (").append(writes.get(i).sql("created")).append(')');
         }
-        sql.append(" select to_jsonb(c)::text from created c");
+        sql.append(" select to_jsonb(c)::text as row from created c");
         OrderEntity row = mapping.toEntity(order);
         return db.run(session -> {
-            Mutiny.SelectionQuery<String> query = session.createNativeQuery(sql.toString(), String.class)
+            Mutiny.SelectionQuery<String> query = session.createNativeQuery(sql.toString(),
+                    session.getResultSetMapping(String.class, OrderEntity.ROW))
                     .setParameter("id", row.id).setParameter("customer", row.customerId)
                     .setParameter("status", row.status).setParameter("version", row.version)
                     .setParameter("currency", row.currency).setParameter("amount", row.amount)
@@ -109,7 +114,8 @@ public class OrderRepository {
      * The compare-and-set, in one statement (see {@link TransitionSql}): moves the order if the event applies to
      * its status (and If-Match's version, the owner and, for provider reports, the amount agree), appending the
      * history row and {@code writes}; otherwise changes nothing and returns the order as it stands with its
-     * history.
+     * history. Under group commit ({@link GroupCommit}) a first-time transition of a client event may share its
+     * statement with other orders' transitions; its outcome is the same.
      *
      * @param moreChanges fields set besides the event's own (a participant's, see
      *        {@link io.orderflow.order.TransitionParticipant})
@@ -122,15 +128,29 @@ public class OrderRepository {
         changes.putAll(moreChanges);
         Map<OrderField, Object> required = command.details().requires(command.event());
         EventDetails.ProviderReport report = command.details() instanceof EventDetails.ProviderReport r ? r : null;
+        String details = mapping.detailsJson(command.details());
+        Supplier<Uni<Object[]>> alone = () -> single(command, now, details, changes, required, report, writes);
+        Uni<Object[]> row = groupCommit.enabled() && required.isEmpty() && report == null
+                && TransitionBatchSql.batchable(writes)
+                        ? groupCommit.submit(TransitionBatchSql.statement(command.event(), changes.keySet(), writes),
+                                command.orderId(), batchValues(command, now, details, changes, writes), alone)
+                        : alone.get();
+        return row.map(found -> found == null ? null : outcome(command.orderId(), found));
+    }
+
+    /** The compare-and-set of one order, in one statement of its own. */
+    private Uni<Object[]> single(TransitionCommand command, Instant now, String details,
+            Map<OrderField, Object> changes, Map<OrderField, Object> required, EventDetails.ProviderReport report,
+            List<SameStatementWrite> writes) {
         String sql = TransitionSql.statement(command.event(), changes.keySet(), required.keySet(), report != null,
                 writes);
         return db.run(session -> {
-            Mutiny.SelectionQuery<Object[]> query = session.createNativeQuery(sql, Object[].class)
+            Mutiny.SelectionQuery<Object[]> query = session.createNativeQuery(sql,
+                    session.getResultSetMapping(Object[].class, OrderEntity.TRANSITION_OUTCOME))
                     .setParameter("id", command.orderId()).setParameter("event", command.event().name())
                     .setParameter("now", now).setParameter("owner", command.owner())
                     .setParameter("version", command.ifMatch()).setParameter("source", command.source())
-                    .setParameter("requestKey", command.requestKey())
-                    .setParameter("details", mapping.detailsJson(command.details()));
+                    .setParameter("requestKey", command.requestKey()).setParameter("details", details);
             changes.forEach((field, value) -> query.setParameter(TransitionSql.paramName(field), value));
             required.forEach((field, value) -> query.setParameter(TransitionSql.requiredName(field), value));
             if (report != null) {
@@ -138,7 +158,23 @@ public class OrderRepository {
             }
             bind(query, writes);
             return query.getSingleResultOrNull();
-        }).map(row -> row == null ? null : outcome(command.orderId(), row));
+        });
+    }
+
+    /** The transition's values for the batch statement's columns (see {@link TransitionBatchSql#BASE}). */
+    private static Map<String, Object> batchValues(TransitionCommand command, Instant now, String details,
+            Map<OrderField, Object> changes, List<SameStatementWrite> writes) {
+        Map<String, Object> values = new HashMap<>();
+        values.put("id", command.orderId());
+        values.put("now", now);
+        values.put("owner", command.owner());
+        values.put("version", command.ifMatch());
+        values.put("source", command.source());
+        values.put("request_key", command.requestKey());
+        values.put("details", details);
+        changes.forEach((field, value) -> values.put(TransitionSql.paramName(field), value));
+        writes.forEach(write -> values.putAll(write.parameters()));
+        return values;
     }
 
     /**

@@ -6,7 +6,9 @@ import io.orderflow.order.domain.OrderField;
 import io.orderflow.order.domain.OrderTransitions;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -26,6 +28,17 @@ public final class TransitionSql {
                             + "')"))
             .collect(Collectors.joining(", ", "values ", ""));
 
+    /**
+     * Statements already built, by shape: a request's statement is looked up, not rebuilt. There are few shapes (an
+     * event, its fields, what rides along); the bound is a guard against a write whose SQL would vary.
+     */
+    private static final Map<Shape, String> BUILT = new ConcurrentHashMap<>();
+    private static final int MAX_SHAPES = 512;
+
+    private record Shape(OrderEvent event, Set<OrderField> changed, Set<OrderField> required, boolean amountGuard,
+            List<String> writes) {
+    }
+
     private TransitionSql() {
     }
 
@@ -37,6 +50,20 @@ public final class TransitionSql {
      */
     public static String statement(OrderEvent event, Set<OrderField> changed, Set<OrderField> required,
             boolean amountGuard, List<SameStatementWrite> writes) {
+        Shape shape = new Shape(event, Set.copyOf(changed), Set.copyOf(required), amountGuard,
+                writes.stream().map(write -> write.sql("moved")).toList());
+        String sql = BUILT.get(shape);
+        if (sql == null) {
+            sql = build(event, changed, required, amountGuard, shape.writes());
+            if (BUILT.size() < MAX_SHAPES) {
+                BUILT.put(shape, sql);
+            }
+        }
+        return sql;
+    }
+
+    private static String build(OrderEvent event, Set<OrderField> changed, Set<OrderField> required,
+            boolean amountGuard, List<String> writes) {
         StringBuilder sql = new StringBuilder("with rule (event, from_status, to_status, condition) as (")
                 .append(RULES)
                 .append("), moved as (update orders o set status = r.to_status, version = o.version + 1,")
@@ -47,13 +74,7 @@ public final class TransitionSql {
         sql.append(" from rule r where o.id = :id and r.event = :event and r.from_status = o.status")
                 .append(" and (cast(:owner as text) is null or o.customer_id = cast(:owner as text))")
                 .append(" and (cast(:version as bigint) is null or o.version = cast(:version as bigint))");
-        sql.append(" and (r.condition = 'ALWAYS'");
-        if (OrderTransitions.rules().stream().anyMatch(rule -> rule.event() == event
-                && rule.when() == OrderTransitions.Condition.PROVIDER_CHANGES)) {
-            sql.append(" or r.condition = 'PROVIDER_CHANGES' and o.payment_provider is distinct from ")
-                    .append(param(OrderField.PAYMENT_PROVIDER));
-        }
-        sql.append(')');
+        sql.append(conditions(event, param(OrderField.PAYMENT_PROVIDER)));
         for (OrderField field : required) {
             sql.append(" and o.").append(column(field)).append(" is not distinct from cast(:")
                     .append(requiredName(field)).append(" as ").append(type(field)).append(')');
@@ -66,14 +87,29 @@ public final class TransitionSql {
                 .append(" at, source, request_key, details) select id, version, :event, from_status, status,")
                 .append(" cast(:now as timestamptz), :source, :requestKey, cast(cast(:details as text) as jsonb) from moved)");
         for (int i = 0; i < writes.size(); i++) {
-            sql.append(", write").append(i).append(" as (").append(writes.get(i).sql("moved")).append(')');
+            sql.append(", write").append(i).append(" as (").append(writes.get(i)).append(')');
         }
         return sql.append(" select true as moved, to_jsonb(m)::text as row, null as history from moved m")
-                .append(" union all select false, to_jsonb(o)::text, (select coalesce(json_agg(json_build_object(")
-                .append("'seq', t.seq, 'event', t.event, 'from', t.from_status, 'to', t.to_status,")
-                .append(" 'details', t.details) order by t.seq), '[]')::text from order_transitions t")
-                .append(" where t.order_id = o.id) from orders o where o.id = :id")
-                .append(" and not exists (select 1 from moved)").toString();
+                .append(" union all select false, to_jsonb(o)::text, ").append(history("o.id"))
+                .append(" from orders o where o.id = :id and not exists (select 1 from moved)").toString();
+    }
+
+    /** The order's history (oldest first) as JSON text, for the zero-row verdict. */
+    static String history(String orderId) {
+        return "(select coalesce(json_agg(json_build_object('seq', t.seq, 'event', t.event, 'from', t.from_status,"
+                + " 'to', t.to_status, 'details', t.details) order by t.seq), '[]')::text from order_transitions t"
+                + " where t.order_id = " + orderId + ")";
+    }
+
+    /** The rule conditions an event's move must meet; {@code providerChangesTo} is the new provider's value. */
+    static String conditions(OrderEvent event, String providerChangesTo) {
+        StringBuilder sql = new StringBuilder(" and (r.condition = 'ALWAYS'");
+        if (OrderTransitions.rules().stream().anyMatch(rule -> rule.event() == event
+                && rule.when() == OrderTransitions.Condition.PROVIDER_CHANGES)) {
+            sql.append(" or r.condition = 'PROVIDER_CHANGES' and o.payment_provider is distinct from ")
+                    .append(providerChangesTo);
+        }
+        return sql.append(')').toString();
     }
 
     /** The column a recordable field lives in: its name in lower case (PAID_AT: paid_at). */
@@ -95,7 +131,7 @@ public final class TransitionSql {
         return "cast(:" + paramName(field) + " as " + type(field) + ")";
     }
 
-    private static String type(OrderField field) {
+    static String type(OrderField field) {
         return field == OrderField.PAYMENT_ATTEMPT_ID ? "uuid" : field.name().endsWith("_AT") ? "timestamptz" : "text";
     }
 }
