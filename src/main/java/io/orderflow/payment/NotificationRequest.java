@@ -22,4 +22,27 @@ public record NotificationRequest(Map<String, String> headers, byte[] body) {
     public String bodyText() {
         return new String(body, StandardCharsets.UTF_8);
     }
+
+    /** {@link #keyOf(String, byte[])} for this request's body. */
+    public String keyOf(String id) {
+        return keyOf(id, body);
+    }
+
+    /**
+     * The dedup key of a verified notification: its own id when that is usable ({@code id} already read through
+     * {@link StrictJson#text}: no control character, no lone surrogate, at most 255 characters), else
+     * {@code sha256:<hex>} of the raw body, so a notification without a usable id is still recorded once however
+     * often it is re-sent, and nothing the provider sent as an id reaches a column unchecked.
+     */
+    public static String keyOf(String id, byte[] body) {
+        if (id != null) {
+            return id;
+        }
+        try {
+            return "sha256:" + java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(body));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

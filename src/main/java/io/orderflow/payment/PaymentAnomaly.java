@@ -44,7 +44,8 @@ public class PaymentAnomaly {
     @GeneratedValue(strategy = GenerationType.IDENTITY)
     public Long id;
 
-    @Column(name = "order_id", nullable = false)
+    /** None when the event named no order we could find (V10, V20 dropped NOT NULL). */
+    @Column(name = "order_id")
     public UUID orderId;
 
     @Column(nullable = false, columnDefinition = "text")

@@ -11,9 +11,11 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Payment attempts and captures in PostgreSQL. The writes that must commit with an order's move are
- * {@link SameStatementWrite}s reading the moved row ({@code rows}); the ones that record what did not move an order
- * (a stale failure, a double capture) are statements of their own.
+ * Payment attempts and captures in PostgreSQL. Reads are Hibernate gets and named HQL queries on
+ * {@link PaymentAttemptEntity} and {@link PaymentCaptureEntity}. The writes that must commit with an order's move
+ * are native {@link SameStatementWrite}s reading the moved row ({@code rows}): they ride in the transition's one
+ * statement as data-modifying CTEs, which HQL cannot express. The ones that record what did not move an order (a
+ * stale failure, a double capture) are statements of their own.
  */
 @ApplicationScoped
 public class PaymentAttempts {
@@ -28,21 +30,27 @@ public class PaymentAttempts {
 
     /** @return null when there is no such attempt */
     public Uni<PaymentAttempt> find(UUID id) {
-        return one("select " + COLUMNS + " from payment_attempts where id = :id", Map.of("id", id));
+        return db.run(session -> session.get(PaymentAttemptEntity.class, id)).map(PaymentAttempts::attempt);
     }
 
     /** The attempt a provider calls {@code reference}; null when there is none. */
     public Uni<PaymentAttempt> findByReference(String provider, String reference) {
-        return one("select " + COLUMNS + " from payment_attempts where provider = :provider and reference = :ref",
-                Map.of("provider", provider, "ref", reference));
+        return db.run(session -> session.createNamedQuery(PaymentAttemptEntity.BY_REFERENCE,
+                        PaymentAttemptEntity.class).setParameter("provider", provider)
+                .setParameter("reference", reference).getSingleResultOrNull()).map(PaymentAttempts::attempt);
+    }
+
+    /** The attempts the PAY that started attempt {@code by} replaced in its statement. */
+    public Uni<List<PaymentAttempt>> replacedBy(UUID by) {
+        return db.run(session -> session.createNamedQuery(PaymentAttemptEntity.REPLACED_BY, PaymentAttemptEntity.class)
+                .setParameter("by", by).getResultList())
+                .map(rows -> rows.stream().map(PaymentAttemptEntity::toAttempt).toList());
     }
 
     /** The order a capture already belongs to; null when the provider's transaction id is new. */
     public Uni<UUID> captureOwner(String provider, String txnId) {
-        return db.run(session -> session.createNativeQuery("select cast(order_id as text) from payment_captures"
-                        + " where provider = :provider and txn_id = :txn", String.class)
-                .setParameter("provider", provider).setParameter("txn", txnId).getSingleResultOrNull())
-                .map(id -> id == null ? null : UUID.fromString(id));
+        return db.run(session -> session.get(PaymentCaptureEntity.class,
+                new PaymentCaptureEntity.Key(provider, txnId))).map(c -> c == null ? null : c.orderId);
     }
 
     /**
@@ -57,8 +65,10 @@ public class PaymentAttempts {
                         // record, which the gate answers with the stored first answer, not on the attempt
                         + " on conflict (id) do nothing",
                 "a_id", attemptId, "a_provider", provider, "a_ref", reference, "a_at", at),
-                write("update payment_attempts p set state = 'REPLACED', updated_at = cast(:a_at as timestamptz)"
-                        + " from %s r where p.order_id = r.id and p.state = 'PENDING'", "a_at", at));
+                // the replaced attempts name the PAY that replaced them: it cancels exactly these afterwards
+                write("update payment_attempts p set state = 'REPLACED', replaced_by = cast(:a_id as uuid),"
+                        + " updated_at = cast(:a_at as timestamptz) from %s r where p.order_id = r.id"
+                        + " and p.state = 'PENDING'", "a_id", attemptId, "a_at", at));
     }
 
     /**
@@ -95,8 +105,7 @@ public class PaymentAttempts {
 
     /** A failure reported for an attempt that is no longer the order's current one: only the attempt changes. */
     public Uni<Void> markFailed(UUID attemptId, Instant at) {
-        return db.run(session -> session.createNativeQuery("update payment_attempts set state = 'FAILED',"
-                        + " updated_at = cast(:at as timestamptz) where id = :id and state in ('PENDING', 'REPLACED')")
+        return db.run(session -> session.createNamedQuery(PaymentAttemptEntity.MARK_FAILED)
                 .setParameter("id", attemptId).setParameter("at", at).executeUpdate()).replaceWithVoid();
     }
 
@@ -117,48 +126,58 @@ public class PaymentAttempts {
                 .setParameter("at", at).executeUpdate()).map(inserted -> inserted == 1);
     }
 
-    /** A refund of a double capture: it never touches the order, whose own capture it did not give back. */
-    public Uni<Boolean> markRefunded(String provider, String txnId, Instant at) {
-        return db.run(session -> session.createNativeQuery("update payment_captures set state = 'REFUNDED',"
-                        + " refunded_at = cast(:at as timestamptz) where provider = :provider and txn_id = :txn")
-                .setParameter("provider", provider).setParameter("txn", txnId).setParameter("at", at)
-                .executeUpdate()).map(updated -> updated == 1);
+    /** What a refund of a capture that did not pay its order came to. */
+    public enum CaptureRefund {
+        /** The capture is refunded. */
+        REFUNDED,
+        /** The capture is the order's, but it took another amount or currency than the refund gives back. */
+        AMOUNT_MISMATCH,
+        /** No capture of the order has that transaction id. */
+        UNKNOWN
+    }
+
+    /**
+     * A refund of a double capture: it never touches the order, whose own capture it did not give back. The
+     * capture is found first and the refund's amount checked against what that capture took.
+     */
+    public Uni<CaptureRefund> refundCapture(String provider, String txnId, UUID orderId, long amount,
+            String currency, Instant at) {
+        return db.run(session -> session.createNamedQuery(PaymentCaptureEntity.REFUND)
+                .setParameter("provider", provider).setParameter("txn", txnId).setParameter("order", orderId)
+                .setParameter("amount", amount).setParameter("currency", currency).setParameter("at", at)
+                .executeUpdate())
+                .chain(refunded -> refunded == 1 ? Uni.createFrom().item(CaptureRefund.REFUNDED)
+                        : db.run(session -> session.get(PaymentCaptureEntity.class,
+                                new PaymentCaptureEntity.Key(provider, txnId))).map(capture -> capture == null
+                                        || !capture.orderId.equals(orderId) ? CaptureRefund.UNKNOWN
+                                                : CaptureRefund.AMOUNT_MISMATCH));
     }
 
     /**
      * Up to {@code limit} attempts pending since before {@code staleBefore}, each claimed for {@code lease} (its
-     * {@code updated_at} moves on), so replicas reconciling at once ask about different attempts.
+     * {@code updated_at} moves on), so replicas reconciling at once ask about different attempts. Native SQL: HQL
+     * has neither {@code FOR UPDATE SKIP LOCKED} in a subquery nor {@code UPDATE ... RETURNING}, and without them
+     * the claim would be a locking read and an update in a transaction, two round trips instead of one statement.
      */
     public Uni<List<PaymentAttempt>> claimStale(Instant staleBefore, Instant now, int limit) {
         return db.run(session -> session.createNativeQuery("update payment_attempts p set updated_at ="
                         + " cast(:now as timestamptz) where p.id in (select id from payment_attempts where state = 'PENDING'"
                         + " and reference is not null and updated_at < cast(:before as timestamptz) order by updated_at"
-                        + " limit :limit for update skip locked) returning p.id, p.order_id, p.provider, p.reference,"
-                        + " p.amount, p.currency, p.state", Object[].class)
+                        + " limit :limit for update skip locked) returning p.*", PaymentAttemptEntity.class)
                 .setParameter("now", now).setParameter("before", staleBefore).setParameter("limit", limit)
                 .getResultList())
-                .map(rows -> rows.stream().map(PaymentAttempts::attempt).toList());
+                .map(rows -> rows.stream().map(PaymentAttemptEntity::toAttempt).toList());
     }
 
     /** All attempts of an order, oldest first (tests and operators). */
     public Uni<List<PaymentAttempt>> ofOrder(UUID orderId) {
-        return db.run(session -> session.createNativeQuery("select " + COLUMNS + " from payment_attempts"
-                        + " where order_id = :order order by created_at, id", Object[].class)
+        return db.run(session -> session.createNamedQuery(PaymentAttemptEntity.OF_ORDER, PaymentAttemptEntity.class)
                 .setParameter("order", orderId).getResultList())
-                .map(rows -> rows.stream().map(PaymentAttempts::attempt).toList());
+                .map(rows -> rows.stream().map(PaymentAttemptEntity::toAttempt).toList());
     }
 
-    private Uni<PaymentAttempt> one(String sql, Map<String, Object> params) {
-        return db.run(session -> {
-            var query = session.createNativeQuery(sql, Object[].class);
-            params.forEach(query::setParameter);
-            return query.getSingleResultOrNull();
-        }).map(row -> row == null ? null : attempt(row));
-    }
-
-    private static PaymentAttempt attempt(Object[] row) {
-        return new PaymentAttempt((UUID) row[0], (UUID) row[1], (String) row[2], (String) row[3],
-                ((Number) row[4]).longValue(), ((String) row[5]).trim(), PaymentAttempt.State.valueOf((String) row[6]));
+    private static PaymentAttempt attempt(PaymentAttemptEntity row) {
+        return row == null ? null : row.toAttempt();
     }
 
     /** A write whose SQL names the moved rows with {@code %s}; parameters as name, value pairs. */

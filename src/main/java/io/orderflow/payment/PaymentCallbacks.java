@@ -48,14 +48,16 @@ public class PaymentCallbacks {
     private final IdempotencyGate gate;
     private final OrderService orders;
     private final PaymentAttempts attempts;
+    private final ProviderCommands commands;
     private final Anomalies anomalies;
     private final ProblemMapper problems;
     private final MeterRegistry registry;
     private final Times times;
 
     public PaymentCallbacks(PaymentProviders providers, IdempotencyGate gate, OrderService orders,
-            PaymentAttempts attempts, Anomalies anomalies, ProblemMapper problems, MeterRegistry registry,
-            Times times) {
+            PaymentAttempts attempts, ProviderCommands commands, Anomalies anomalies, ProblemMapper problems,
+            MeterRegistry registry, Times times) {
+        this.commands = commands;
         this.providers = providers;
         this.gate = gate;
         this.orders = orders;
@@ -108,8 +110,20 @@ public class PaymentCallbacks {
             KeyedRequest keyed = new KeyedRequest(report.id(), true, "provider:" + provider.name(), OPERATION, "",
                     report.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, match.orderId(),
                     row -> acknowledge(provider, report, "applied", orders.recordedOrder(row)));
-            return gate.execute(keyed, claim -> apply(provider, report, match, claim));
+            return gate.execute(keyed, claim -> apply(provider, report, match, claim))
+                    .call(() -> recordRefund(provider, report));
         });
+    }
+
+    /**
+     * A refund notification that names the provider's refund id: the refund is recorded once (with the command
+     * that owes the capture's refund, if any), so that two refunds for one command would show.
+     */
+    private Uni<Void> recordRefund(PaymentProvider provider, Notification.Correlated report) {
+        if (!(report instanceof Notification.RefundSucceeded refund) || refund.refundId() == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return commands.recordRefund(provider.name(), refund.refundId(), refund.captureId(), times.now());
     }
 
     /** By the provider's reference (Stripe, WeChat Pay), or by order and optional attempt id (mockpay). */
@@ -170,10 +184,8 @@ public class PaymentCallbacks {
                 .onFailure(IllegalTransitionException.class).recoverWithUni(failure -> decided(provider,
                         notification, report, match.orderId(), PaymentAnomaly.Kind.STALE_EVENT, failure.getMessage(),
                         "illegal", ((IllegalTransitionException) failure).current().name()))
-                .onFailure(AmountMismatchException.class).recoverWithUni(failure -> decided(provider,
-                        notification, report, match.orderId(), PaymentAnomaly.Kind.AMOUNT_MISMATCH,
-                        failure.getMessage(), "amount-mismatch",
-                        ((AmountMismatchException) failure).order().status().name()))
+                .onFailure(AmountMismatchException.class).recoverWithUni(failure -> amountMismatch(provider,
+                        notification, report, match, (AmountMismatchException) failure))
                 .onFailure(NotConcernedException.class).recoverWithUni(failure -> notConcerned(provider,
                         notification, report, match, ((NotConcernedException) failure).order()))
                 .onFailure(PaymentCallbacks::isCaptureTaken).recoverWithUni(() -> attempts.captureOwner(name,
@@ -194,11 +206,48 @@ public class PaymentCallbacks {
             return attempts.markFailed(match.attemptId(), times.now())
                     .map(done -> acknowledge(provider, notification, "stale-attempt", order));
         }
-        return attempts.markRefunded(provider.name(), report.transactionId(), times.now()).chain(known -> known
-                ? Uni.createFrom().item(acknowledge(provider, notification, "other-capture", order))
-                : decided(provider, notification, report, order.id(), PaymentAnomaly.Kind.UNKNOWN_CAPTURE,
-                        "A refund of " + report.transactionId() + ", which no capture of the order has",
-                        "unknown-capture", order.status().name()));
+        return otherCapture(provider, notification, report, order);
+    }
+
+    /**
+     * A refund of a capture that did not pay the order (a double capture's): matched to that capture first, then
+     * its amount checked against what that capture took, never against the order's.
+     */
+    private Uni<Reply> otherCapture(PaymentProvider provider, Notification notification, Report report,
+            Order order) {
+        return attempts.refundCapture(provider.name(), report.transactionId(), order.id(), report.amount(),
+                report.currency(), times.now()).chain(refund -> switch (refund) {
+                    case REFUNDED -> Uni.createFrom().item(acknowledge(provider, notification, "other-capture", order));
+                    case AMOUNT_MISMATCH -> decided(provider, notification, report, order.id(),
+                            PaymentAnomaly.Kind.AMOUNT_MISMATCH, "A refund of " + report.amount() + " "
+                                    + report.currency() + " of capture " + report.transactionId()
+                                    + ", which took another amount", "amount-mismatch", order.status().name());
+                    case UNKNOWN -> decided(provider, notification, report, order.id(),
+                            PaymentAnomaly.Kind.UNKNOWN_CAPTURE, "A refund of " + report.transactionId()
+                                    + ", which no capture of the order has", "unknown-capture",
+                            order.status().name());
+                });
+    }
+
+    /**
+     * The report's amount is not the order's. A capture of an order another capture already paid is still money
+     * taken twice (a double capture, with its own amount owed back); a refund of a capture other than the order's
+     * own is judged against that capture; anything else is the order's amount mismatch.
+     */
+    private Uni<Reply> amountMismatch(PaymentProvider provider, Notification notification, Report report,
+            Match match, AmountMismatchException mismatch) {
+        Order order = mismatch.order();
+        String own = order.payment() == null ? null : order.payment().providerTxnId();
+        boolean another = own != null && !own.equals(report.transactionId());
+        if (another && report.event() == OrderEvent.PAYMENT_SUCCEEDED) {
+            return doubleCapture(provider, notification, report, match, order,
+                    acknowledge(provider, notification, "double-capture", order));
+        }
+        if (another && report.event() == OrderEvent.REFUND_SUCCEEDED) {
+            return otherCapture(provider, notification, report, order);
+        }
+        return decided(provider, notification, report, match.orderId(), PaymentAnomaly.Kind.AMOUNT_MISMATCH,
+                mismatch.getMessage(), "amount-mismatch", order.status().name());
     }
 
     private Uni<Reply> txnReused(PaymentProvider provider, Notification notification, Report report, Match match,
@@ -225,7 +274,8 @@ public class PaymentCallbacks {
                         ? txnReused(provider, notification, report, match, owner)
                         : anomalies.record(provider.name(), notification.id(), order.id(), report.transactionId(),
                                 PaymentAnomaly.Kind.DOUBLE_CAPTURE, "Captured again as " + report.transactionId()
-                                        + " after " + order.payment().providerTxnId() + "; a refund is owed")
+                                        + " (" + report.amount() + " " + report.currency() + ") after "
+                                        + order.payment().providerTxnId() + "; a refund is owed")
                                 .replaceWith(reply));
     }
 

@@ -10,6 +10,7 @@ import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.OrderField;
 import io.orderflow.order.domain.OrderTransitions;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
@@ -79,14 +80,12 @@ public class PaymentParticipant implements TransitionParticipant {
                 // a duplicate or an illegal PAY: the transition says which; no payment is created for it
                 return Uni.createFrom().item(Participation.NONE);
             }
-            UUID replaced = order.payment() == null ? null : order.payment().attemptId();
             if (order.amount() == 0) {
-                return Uni.createFrom().item(participation(attemptId, provider, null, replaced, now));
+                return Uni.createFrom().item(participation(attemptId, provider, null, now));
             }
             return provider.createPayment(new PaymentRequest(attemptId, order.id(), order.amount(), order.currency(),
                     "Order " + order.id())).map(outcome -> switch (outcome.status()) {
-                        case PROCESSED, PENDING -> participation(attemptId, provider, outcome.value(), replaced,
-                                now);
+                        case PROCESSED, PENDING -> participation(attemptId, provider, outcome.value(), now);
                         case ERROR -> throw ProblemException.of(ProblemType.PAYMENT_REFUSED,
                                 provider.name() + " refused to start the payment: " + outcome.message());
                         case CANCELED, UNDEFINED -> throw new ProblemException(Problem.of(
@@ -141,7 +140,7 @@ public class PaymentParticipant implements TransitionParticipant {
     }
 
     private Participation participation(UUID attemptId, PaymentProvider provider, PaymentSession session,
-            UUID replaced, Instant now) {
+            Instant now) {
         String reference = session == null ? null : session.reference();
         Map<String, Object> payment = paymentMember(attemptId, provider, session);
         Map<OrderField, Object> changes = new java.util.EnumMap<>(OrderField.class);
@@ -151,31 +150,46 @@ public class PaymentParticipant implements TransitionParticipant {
         boolean forFrontEnd = session != null && session.customerAction() != null;
         return new Participation(PaymentAttempts.started(attemptId, provider.name(), reference, now), changes,
                 forFrontEnd ? Map.of("payment", payment) : Map.of(),
-                moved -> moved ? cancel(replaced, attemptId) : abandon(provider, reference));
+                moved -> moved ? cancelReplaced(attemptId) : abandon(attemptId, provider, reference));
     }
 
     /**
-     * After a PAY that replaced a pending attempt: the replaced one is cancelled at its provider, so the shopper
-     * cannot finish paying it. Best effort: a success that still arrives for it is a capture like any other.
+     * After a PAY that replaced a pending attempt: the attempts its own statement marked replaced (they name it in
+     * {@code replaced_by}; the order's attempt as read before the statement may have been replaced by another PAY
+     * meanwhile) are cancelled at their provider, so the shopper cannot finish paying them. Best effort: a success
+     * that still arrives for one is a capture like any other.
      */
-    private Uni<Void> cancel(UUID replaced, UUID by) {
-        if (replaced == null) {
-            return Uni.createFrom().voidItem();
-        }
-        return attempts.find(replaced).chain(attempt -> {
-            if (attempt == null || attempt.state() != PaymentAttempt.State.REPLACED || attempt.reference() == null
-                    || attempt.id().equals(by)) {
-                return Uni.createFrom().voidItem();
-            }
-            return providers.find(attempt.provider()).map(p -> cancelAt(p, attempt.reference(), "replaced attempt "
-                    + attempt.id())).orElse(Uni.createFrom().voidItem());
-        });
+    private Uni<Void> cancelReplaced(UUID by) {
+        return attempts.replacedBy(by).chain(replaced -> Multi.createFrom().iterable(replaced)
+                .onItem().transformToUniAndConcatenate(attempt -> attempt.reference() == null ? Uni.createFrom()
+                        .voidItem() : providers.find(attempt.provider()).map(p -> cancelAt(p, attempt.reference(),
+                                "replaced attempt " + attempt.id())).orElse(Uni.createFrom().voidItem()))
+                .collect().asList().replaceWithVoid())
+                .onFailure().recoverWithUni(failure -> {
+                    LOG.warnf("The attempts replaced by %s could not be read to cancel them: %s", by,
+                            failure.getMessage());
+                    return Uni.createFrom().voidItem();
+                });
     }
 
-    /** A payment created for a PAY whose move was then decided against (another request moved the order first). */
-    private Uni<Void> abandon(PaymentProvider provider, String reference) {
-        return reference == null ? Uni.createFrom().voidItem()
-                : cancelAt(provider, reference, "a payment left behind by a PAY that did not move the order");
+    /**
+     * A payment created for a PAY whose move was then decided against: cancelled, unless its attempt was stored.
+     * The attempt id derives from the order and the Idempotency-Key, so copies of one PAY (on two replicas while
+     * Redis is down) create the same PaymentIntent or out_trade_no; a copy that finds the attempt stored lost to
+     * another copy of itself, which handed that very payment to the shopper. When the attempt cannot be read, the
+     * payment is left as it is: a payment left payable is a capture to refund, a cancelled one a shopper stranded.
+     */
+    private Uni<Void> abandon(UUID attemptId, PaymentProvider provider, String reference) {
+        if (reference == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return attempts.find(attemptId).chain(stored -> stored != null ? Uni.createFrom().voidItem()
+                : cancelAt(provider, reference, "a payment left behind by a PAY that did not move the order"))
+                .onFailure().recoverWithUni(failure -> {
+                    LOG.warnf("%s: payment %s of a PAY that did not move the order is left as it is; its attempt"
+                            + " could not be read: %s", provider.name(), reference, failure.getMessage());
+                    return Uni.createFrom().voidItem();
+                });
     }
 
     private static Uni<Void> cancelAt(PaymentProvider provider, String reference, String what) {

@@ -9,10 +9,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
- * Durable provider commands in PostgreSQL ({@code provider_commands}): a refund owed is written in the statement of
- * the decision that owes it, and claimed by {@link RefundWorker} with {@code FOR UPDATE SKIP LOCKED}.
+ * Durable provider commands in PostgreSQL ({@code provider_commands}, {@link ProviderCommandEntity}): a refund owed
+ * is written in the statement of the decision that owes it (native, a {@link SameStatementWrite}), claimed by
+ * {@link RefundWorker} with {@code FOR UPDATE SKIP LOCKED} (native, one statement per claim), and read with HQL.
+ * The refunds providers report are recorded once each in {@code provider_refunds}.
  */
 @ApplicationScoped
 public class ProviderCommands {
@@ -22,13 +25,11 @@ public class ProviderCommands {
             long amount, String currency, String state, int tries, String refundId, Instant createdAt) {
     }
 
+    private static final String RECORD_REFUND = "insert into provider_refunds (provider, refund_id, command_id,"
+            + " capture_txn_id, seen_at)";
+
     private static final String INSERT = "insert into provider_commands (id, kind, order_id, provider,"
             + " payment_reference, capture_txn_id, amount, currency, state, tries, next_at, created_at, updated_at)";
-
-    /** A claimed command's columns, as {@link #refund} reads them. */
-    private static final String RETURNED = "cast(c.id as text), cast(c.order_id as text), c.provider,"
-            + " c.payment_reference, c.capture_txn_id, c.amount, c.currency, c.state, c.tries, c.refund_id,"
-            + " c.created_at";
 
     private final Db db;
 
@@ -69,17 +70,17 @@ public class ProviderCommands {
 
     /**
      * Claims up to {@code limit} due refunds: each is pushed {@code lease} into the future and counted as tried, so
-     * another replica skips it now and retries it if this one dies before recording the outcome.
+     * another replica skips it now and retries it if this one dies before recording the outcome. Native SQL, as
+     * every claim here: HQL has neither {@code FOR UPDATE SKIP LOCKED} in a subquery nor {@code UPDATE ...
+     * RETURNING}, and the claim must be one statement, so that two replicas never take the same command.
      */
     public Uni<List<Refund>> claimDue(Instant now, Duration lease, int limit) {
-        return db.run(session -> session.createNativeQuery("update provider_commands c set state = 'SENT',"
+        return claim(session -> session.createNativeQuery("update provider_commands c set state = 'SENT',"
                         + " tries = c.tries + 1, next_at = cast(:next as timestamptz), updated_at = cast(:now as timestamptz)"
                         + " where c.id in (select id from provider_commands where state in ('PENDING', 'SENT')"
                         + " and next_at <= cast(:now as timestamptz) order by next_at limit :limit"
-                        + " for update skip locked) returning " + RETURNED, Object[].class)
-                .setParameter("now", now).setParameter("next", now.plus(lease)).setParameter("limit", limit)
-                .getResultList())
-                .map(rows -> rows.stream().map(ProviderCommands::refund).toList());
+                        + " for update skip locked) returning c.*", ProviderCommandEntity.class)
+                .setParameter("now", now).setParameter("next", now.plus(lease)).setParameter("limit", limit));
     }
 
     /**
@@ -88,45 +89,56 @@ public class ProviderCommands {
      * ({@code updated_at} moves on), so replicas reconciling at once ask about different refunds.
      */
     public Uni<List<Refund>> claimUnconfirmed(Instant staleBefore, Instant now, int limit) {
-        return db.run(session -> session.createNativeQuery("update provider_commands c set updated_at ="
+        return claim(session -> session.createNativeQuery("update provider_commands c set updated_at ="
                         + " cast(:now as timestamptz) where c.id in (select p.id from provider_commands p"
                         + " join payment_captures k on k.provider = p.provider and k.txn_id = p.capture_txn_id"
                         + " where p.state = 'DONE' and k.state <> 'REFUNDED' and p.updated_at < cast(:before as timestamptz)"
-                        + " order by p.updated_at limit :limit for update of p skip locked) returning " + RETURNED,
-                        Object[].class)
-                .setParameter("now", now).setParameter("before", staleBefore).setParameter("limit", limit)
-                .getResultList())
-                .map(rows -> rows.stream().map(ProviderCommands::refund).toList());
+                        + " order by p.updated_at limit :limit for update of p skip locked) returning c.*",
+                        ProviderCommandEntity.class)
+                .setParameter("now", now).setParameter("before", staleBefore).setParameter("limit", limit));
     }
 
-    /** The provider's answer: done (refund id), or back to the queue at {@code retryAt}, or failed for good. */
+    /**
+     * The provider's answer: done (refund id), or back to the queue at {@code retryAt}, or failed for good. A refund
+     * id the provider named is recorded in {@code provider_refunds} in the same statement (a data-modifying CTE,
+     * hence native SQL).
+     */
     public Uni<Void> settle(UUID id, String state, String refundId, String outcome, Instant retryAt, Instant now) {
-        return db.run(session -> session.createNativeQuery("update provider_commands set state = :state,"
-                        + " refund_id = coalesce(cast(:refund as text), refund_id), last_outcome = :outcome,"
-                        + " next_at = coalesce(cast(:retry as timestamptz), next_at), updated_at = cast(:now as timestamptz)"
-                        + " where id = :id")
+        return db.run(session -> session.createNativeQuery("with settled as (update provider_commands set"
+                        + " state = :state, refund_id = coalesce(cast(:refund as text), refund_id),"
+                        + " last_outcome = :outcome, next_at = coalesce(cast(:retry as timestamptz), next_at),"
+                        + " updated_at = cast(:now as timestamptz) where id = :id returning *) "
+                        + RECORD_REFUND + " select s.provider, cast(:refund as text), s.id, s.capture_txn_id,"
+                        + " cast(:now as timestamptz) from settled s where cast(:refund as text) is not null"
+                        + " on conflict (provider, refund_id) do nothing")
                 .setParameter("state", state).setParameter("refund", refundId).setParameter("outcome", outcome)
                 .setParameter("retry", retryAt).setParameter("now", now).setParameter("id", id)
                 .executeUpdate()).replaceWithVoid();
     }
 
-    /** The refunds owed for an order's captures (tests and operators). */
-    public Uni<List<Refund>> ofOrder(UUID orderId) {
-        return db.run(session -> session.createNativeQuery("select cast(id as text), cast(order_id as text),"
-                        + " provider, payment_reference, capture_txn_id, amount, currency, state, tries, refund_id,"
-                        + " created_at from provider_commands where order_id = :order order by created_at",
-                        Object[].class)
-                .setParameter("order", orderId).getResultList())
-                .map(rows -> rows.stream().map(ProviderCommands::refund).toList());
+    /**
+     * A refund a provider reported (a notification, a reconciliation's look-up), recorded once per provider refund
+     * id with the command that owes the capture's refund, if any.
+     */
+    public Uni<Void> recordRefund(String provider, String refundId, String captureTxnId, Instant at) {
+        return db.run(session -> session.createNativeQuery(RECORD_REFUND + " select :provider, :refund, c.id, :txn,"
+                        + " cast(:at as timestamptz) from (select 1) one left join provider_commands c"
+                        + " on c.kind = 'REFUND' and c.provider = :provider and c.capture_txn_id = :txn"
+                        + " on conflict (provider, refund_id) do nothing")
+                .setParameter("provider", provider).setParameter("refund", refundId).setParameter("txn", captureTxnId)
+                .setParameter("at", at).executeUpdate()).replaceWithVoid();
     }
 
-    private static Refund refund(Object[] row) {
-        Object created = row[10];
-        Instant createdAt = created instanceof Instant i ? i
-                : created instanceof java.time.OffsetDateTime o ? o.toInstant()
-                : created instanceof java.sql.Timestamp t ? t.toInstant() : null;
-        return new Refund(UUID.fromString((String) row[0]), UUID.fromString((String) row[1]), (String) row[2],
-                (String) row[3], (String) row[4], ((Number) row[5]).longValue(), ((String) row[6]).trim(),
-                (String) row[7], ((Number) row[8]).intValue(), (String) row[9], createdAt);
+    /** The refunds owed for an order's captures (tests and operators). */
+    public Uni<List<Refund>> ofOrder(UUID orderId) {
+        return db.run(session -> session.createNamedQuery(ProviderCommandEntity.OF_ORDER, ProviderCommandEntity.class)
+                .setParameter("order", orderId).getResultList())
+                .map(rows -> rows.stream().map(ProviderCommandEntity::toRefund).toList());
+    }
+
+    private Uni<List<Refund>> claim(
+            java.util.function.Function<Mutiny.StatelessSession, Mutiny.SelectionQuery<ProviderCommandEntity>> query) {
+        return db.run(session -> query.apply(session).getResultList())
+                .map(rows -> rows.stream().map(ProviderCommandEntity::toRefund).toList());
     }
 }

@@ -1,5 +1,6 @@
 package io.orderflow.payment;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Lifecycle;
 import io.orderflow.common.Times;
 import io.quarkus.scheduler.Scheduled;
@@ -25,6 +26,7 @@ import org.jboss.logging.Logger;
 public class Reconciler {
 
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
+    private static final String QUERY_DECLINED = "query-declined";
 
     /** {@code payments.reconcile.*}; {@code every} (default 60s, {@code off} to stop it) schedules the janitor. */
     @ConfigMapping(prefix = "payments.reconcile")
@@ -51,9 +53,11 @@ public class Reconciler {
     private final Times times;
 
     private final Lifecycle lifecycle;
+    private final MeterRegistry registry;
 
     public Reconciler(PaymentAttempts attempts, ProviderCommands commands, PaymentProviders providers,
-            PaymentCallbacks callbacks, Config config, Times times, Lifecycle lifecycle) {
+            PaymentCallbacks callbacks, Config config, Times times, Lifecycle lifecycle, MeterRegistry registry) {
+        this.registry = registry;
         this.commands = commands;
         this.lifecycle = lifecycle;
         this.attempts = attempts;
@@ -109,8 +113,13 @@ public class Reconciler {
             }
             LOG.infof("%s says the refund of %s (command %s) is done: applying it", provider.name(),
                     refund.captureTxnId(), refund.id());
-            return callbacks.reconcile(provider, answer).map(reply -> answer.type() + " " + reply.status());
+            return callbacks.reconcile(provider, answer).map(reply -> said(refund.paymentReference(), reply));
         });
+    }
+
+    /** What a run says about one payment: its reference, and the ack and outcome the callback path gave. */
+    private static String said(String reference, io.orderflow.common.Reply reply) {
+        return reference + " " + reply.status() + " " + reply.headers().get(PaymentCallbacks.OUTCOME_HEADER);
     }
 
     /** A refund the provider reports done, as its notification would have said it; null while it is not. */
@@ -133,11 +142,20 @@ public class Reconciler {
         return provider.queryPayment(attempt.reference()).chain(outcome -> {
             Notification answer = answer(attempt, outcome);
             if (answer == null) {
-                return Uni.createFrom().item(outcome.status().name().toLowerCase());
+                String what = unsettled(outcome);
+                count(provider, what);
+                if (what.equals(QUERY_DECLINED)) {
+                    // the question was refused (a bad or revoked key, another account's payment): nothing is known
+                    // about the payment, which stays pending and is asked about again after payments.reconcile.after
+                    LOG.warnf("%s refused the query about attempt %s (%s): %s %s; it is asked again later",
+                            provider.name(), attempt.id(), attempt.reference(), outcome.code(), outcome.message());
+                }
+                return Uni.createFrom().item(attempt.reference() + " " + what);
             }
+            count(provider, "answered");
             LOG.infof("%s says attempt %s (%s) is %s: applying it", provider.name(), attempt.id(),
                     attempt.reference(), outcome.status());
-            return callbacks.reconcile(provider, answer).map(reply -> answer.type() + " " + reply.status());
+            return callbacks.reconcile(provider, answer).map(reply -> said(attempt.reference(), reply));
         });
     }
 
@@ -151,11 +169,33 @@ public class Reconciler {
             return new Notification.PaymentSucceeded(id, "reconciliation", subject, state.transactionId(),
                     state.amount(), state.currency());
         }
-        if (outcome.is(ProviderOutcome.Status.ERROR)) {
-            return new Notification.PaymentFailed(id, "reconciliation", subject,
-                    state == null ? null : state.transactionId(), null, null,
-                    state == null ? outcome.code() : state.reason());
+        if (isReportedFailure(outcome)) {
+            return new Notification.PaymentFailed(id, "reconciliation", subject, state.transactionId(), null, null,
+                    state.reason());
         }
         return null;
+    }
+
+    /**
+     * A payment the provider reports failed for good (Stripe: canceled, or a last payment error; WeChat Pay: CLOSED,
+     * REVOKED, PAYERROR): an ERROR that carries the payment's state. An ERROR without one is the provider refusing
+     * the query itself (Stripe 401, 404 resource_missing; WeChat SIGN_ERROR), which says nothing about the payment.
+     */
+    static boolean isReportedFailure(ProviderOutcome<PaymentState> outcome) {
+        return outcome.is(ProviderOutcome.Status.ERROR) && outcome.value() != null && outcome.value().reason() != null;
+    }
+
+    /** Why a query settled nothing: still pending, the query refused, or no answer (timeout, circuit open). */
+    private static String unsettled(ProviderOutcome<PaymentState> outcome) {
+        return switch (outcome.status()) {
+            case ERROR -> QUERY_DECLINED;
+            case PROCESSED, PENDING -> "pending";
+            case CANCELED, UNDEFINED -> "no-answer";
+        };
+    }
+
+    private void count(PaymentProvider provider, String outcome) {
+        registry.counter("orderflow.payments.reconciliation", "provider", provider.name(), "outcome", outcome)
+                .increment();
     }
 }

@@ -77,14 +77,6 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
                 UUID.fromString(orderId), kind);
     }
 
-    /** A CNY order of 25.00: WeChat Pay's currency. */
-    private static String createYuanOrder(String customer) {
-        return Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
-                .body(Map.of("customerId", customer, "currency", "CNY",
-                        "items", List.of(Map.of("sku", "SKU-1", "quantity", 1, "unitPrice", 2500))))
-                .post("/orders").then().statusCode(201).extract().path("id");
-    }
-
     private void stubStripeIntent(String intentId) {
         sandbox.server().stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intentId,
                 "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
@@ -95,6 +87,20 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
                 .header("Stripe-Signature", StripeFixtures.signature(StripeFixtures.SECRET,
                         Instant.now().getEpochSecond(), payload))
                 .body(payload.getBytes(StandardCharsets.UTF_8)).post("/payments/stripe/callbacks");
+    }
+
+    private static void assertConsistent(String... orderIds) {
+        assertEquals(List.of(), Sql.violations(List.of(orderIds)));
+    }
+
+    private void stubWechatPrepay(String codeUrl) {
+        sandbox.server().stubFor(post("/v3/pay/transactions/native").willReturn(okJson("{\"code_url\":\"" + codeUrl
+                + "\"}")));
+    }
+
+    private void stubWechatClose() {
+        sandbox.server().stubFor(post(urlPathMatching("/v3/pay/transactions/out-trade-no/.*/close"))
+                .willReturn(aResponse().withStatus(204)));
     }
 
     // --- attempts ------------------------------------------------------------------------------------------------
@@ -252,6 +258,83 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
         assertEquals(0, Sql.count("select count(*) from payment_attempts where order_id = ?", UUID.fromString(id)));
     }
 
+    // --- payments left behind -------------------------------------------------------------------------------------
+
+    @Test
+    void shouldCancelAtStripeAPaymentIntentLeftBehindByAPayThatLostToAConcurrentCancel() {
+        String customer = newCustomer();
+        String id = createOrder(customer);
+        String intent = "pi_lost_cas_" + id.substring(0, 8);
+        // Stripe is slow to create the intent: the shopper cancels the order meanwhile
+        sandbox.server().stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
+                "requires_payment_method", String.valueOf(AMOUNT), "eur", null)).withFixedDelay(600)));
+        sandbox.server().stubFor(post(urlEqualTo("/v1/payment_intents/" + intent + "/cancel")).willReturn(okJson(
+                StripeFixtures.intent(intent, "canceled", String.valueOf(AMOUNT), "eur", null))));
+        java.util.concurrent.CompletableFuture<Response> paying = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> Shoppers.pay(customer, id, "stripe"));
+        sandbox.awaitRequests(postRequestedFor(urlEqualTo("/v1/payment_intents")), 1);
+        Auth.customer(customer).contentType(ContentType.JSON).body(Map.of()).post("/orders/" + id + "/cancel").then()
+                .statusCode(200).body("status", is("CANCELLED"));
+
+        paying.join().then().statusCode(409).body("type", is(TYPES + "illegal-transition"));
+
+        sandbox.server().verify(1, postRequestedFor(urlEqualTo("/v1/payment_intents/" + intent + "/cancel")));
+        assertEquals(0, Sql.count("select count(*) from payment_attempts where order_id = ?", UUID.fromString(id)));
+        assertConsistent(id);
+    }
+
+    @Test
+    void shouldCloseTheWechatNativeOrderWhenTheShopperSwitchesToStripe() {
+        String customer = newCustomer();
+        String id = Shoppers.yuanOrder(customer);
+        stubWechatPrepay("weixin://wxpay/bizpayurl?pr=switch");
+        stubWechatClose();
+        String wechatAttempt = attemptOf(Shoppers.pay(customer, id, "wechatpay"));
+        String outTradeNo = wechatAttempt.replace("-", "");
+        stubStripeIntent("pi_from_wx_" + id.substring(0, 8));
+
+        String stripeAttempt = attemptOf(Shoppers.pay(customer, id, "stripe"));
+
+        var close = postRequestedFor(urlEqualTo("/v3/pay/transactions/out-trade-no/" + outTradeNo + "/close"))
+                .withRequestBody(matchingJsonPath("$.mchid", equalTo(WechatFixtures.MERCHANT_ID)));
+        sandbox.server().verify(1, close);
+        sandbox.wechat().assertSignedByMerchant(sandbox.server().findAll(close).get(0));
+        assertEquals("REPLACED", attemptState(wechatAttempt));
+        assertEquals(stripeAttempt, currentAttempt(id));
+        assertConsistent(id);
+    }
+
+    @Test
+    void shouldCancelTheAttemptItsOwnStatementReplacedWhenAnotherPayReplacedTheOneItReadFirst() {
+        String customer = newCustomer();
+        String id = Shoppers.yuanOrder(customer);
+        attemptOf(Shoppers.pay(customer, id, "mockpay"));
+        String intent = "pi_slow_switch_" + id.substring(0, 8);
+        // the PAY to Stripe reads the order (current attempt: mockpay's), then waits for Stripe...
+        sandbox.server().stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
+                "requires_payment_method", "2500", "cny", null)).withFixedDelay(800)));
+        java.util.concurrent.CompletableFuture<Response> toStripe = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> Shoppers.pay(customer, id, "stripe"));
+        sandbox.awaitRequests(postRequestedFor(urlEqualTo("/v1/payment_intents")), 1);
+        // ...while a PAY to WeChat Pay replaces the mockpay attempt first
+        stubWechatPrepay("weixin://wxpay/bizpayurl?pr=between");
+        stubWechatClose();
+        String wechatAttempt = attemptOf(Shoppers.pay(customer, id, "wechatpay"));
+
+        String stripeAttempt = attemptOf(toStripe.join());
+
+        // Stripe's PAY replaced the WeChat attempt in its statement: that is the one closed at its provider
+        sandbox.server().verify(1, postRequestedFor(urlEqualTo("/v3/pay/transactions/out-trade-no/"
+                + wechatAttempt.replace("-", "") + "/close")));
+        sandbox.server().verify(0, postRequestedFor(urlPathMatching("/v1/payment_intents/.*/cancel")));
+        assertEquals("REPLACED", attemptState(wechatAttempt));
+        assertEquals(stripeAttempt, Sql.string("select cast(replaced_by as text) from payment_attempts where id = ?",
+                UUID.fromString(wechatAttempt)));
+        assertEquals(stripeAttempt, currentAttempt(id));
+        assertEquals(3, Sql.historyCount(id, "PAY"));
+        assertConsistent(id);
+    }
+
     // --- Stripe and WeChat Pay end to end ------------------------------------------------------------------------
 
     @Test
@@ -300,7 +383,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
     @Test
     void shouldAnswerARetriedWechatPayWithTheCodeUrlAskedAgainForTheSameOutTradeNo() {
         String customer = newCustomer();
-        String id = createYuanOrder(customer);
+        String id = Shoppers.yuanOrder(customer);
         sandbox.server().stubFor(post("/v3/pay/transactions/native")
                 .willReturn(okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=again\"}")));
         String key = newKey();
@@ -338,7 +421,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
     @Test
     void shouldCreateANativePaymentOnPayAndApplyWechatsSuccessByOutTradeNo() {
         String customer = newCustomer();
-        String id = createYuanOrder(customer);
+        String id = Shoppers.yuanOrder(customer);
         sandbox.server().stubFor(post("/v3/pay/transactions/native")
                 .willReturn(okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=e2e\"}")));
         Response paid = Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())

@@ -136,6 +136,57 @@ class PaymentCallbackResourceTest {
     }
 
     @Test
+    void shouldRefuseAnAnomalyPageSizeOrCursorThatIsNotANumberWithA400Problem() {
+        for (String limit : List.of("abc", "1e3", "0", "101", "-1", "9999999999")) {
+            Auth.operator().filter(Contract.invalidRequest()).queryParam("limit", limit).get("/payments/anomalies")
+                    .then().statusCode(400).contentType("application/problem+json")
+                    .body("type", is(TYPES + "invalid-request"), "detail", containsString("limit"));
+        }
+        for (String after : List.of("%00", "abc", "-5", "+5", "1.5", "99999999999999999999", "%F0%9F%92%A5")) {
+            Auth.operator().filter(Contract.invalidRequest()).urlEncodingEnabled(false).queryParam("after", after)
+                    .get("/payments/anomalies").then().statusCode(400).contentType("application/problem+json")
+                    .body("type", is(TYPES + "invalid-request"), "detail", containsString("after"));
+        }
+        Auth.operator().queryParam("limit", "5").queryParam("after", "0").get("/payments/anomalies").then()
+                .statusCode(200);
+    }
+
+    @Test
+    void shouldKeepASecondCaptureOfAnotherAmountAsADoubleCaptureWithItsOwnRefundOwed() {
+        String id = pendingOrder();
+        deliver(success(id, AMOUNT, "EUR", "txn-own-" + id)).then().statusCode(200).body("status", is("PAID"));
+        deliver(success(id, AMOUNT + 500, "EUR", "txn-more-" + id)).then().statusCode(200)
+                .body("outcome", is("double-capture"), "status", is("PAID"));
+        assertEquals("REFUND_OWED", Sql.string("select state from payment_captures where txn_id = ?",
+                "txn-more-" + id));
+        assertEquals(AMOUNT + 500, Sql.count("select amount from provider_commands where capture_txn_id = ?",
+                "txn-more-" + id), "the refund owed gives back what that capture took");
+        assertEquals(1, anomalies(id, "double-capture"));
+        assertEquals(List.of(), Sql.violations(List.of(id)));
+    }
+
+    @Test
+    void shouldMatchARefundToItsCaptureBeforeCheckingItsAmountAgainstThatCapture() {
+        String id = pendingOrder();
+        deliver(success(id, AMOUNT, "EUR", "txn-own-" + id)).then().statusCode(200);
+        deliver(success(id, AMOUNT + 500, "EUR", "txn-more-" + id)).then().statusCode(200)
+                .body("outcome", is("double-capture"));
+        // a refund that names the double capture with an amount neither capture took: that capture's mismatch
+        deliver(event(UUID.randomUUID().toString(), "REFUND_SUCCEEDED", id, AMOUNT + 1, "EUR", "txn-more-" + id))
+                .then().statusCode(200).body("outcome", is("amount-mismatch"), "status", is("PAID"));
+        assertEquals("REFUND_OWED", Sql.string("select state from payment_captures where txn_id = ?",
+                "txn-more-" + id));
+        // the double capture's own refund: matched to it, not to the order's amount, and it closes that capture only
+        deliver(event(UUID.randomUUID().toString(), "REFUND_SUCCEEDED", id, AMOUNT + 500, "EUR", "txn-more-" + id))
+                .then().statusCode(200).body("outcome", is("other-capture"), "status", is("PAID"));
+        assertEquals("REFUNDED", Sql.string("select state from payment_captures where txn_id = ?", "txn-more-" + id));
+        assertEquals("CAPTURED", Sql.string("select state from payment_captures where txn_id = ?", "txn-own-" + id));
+        assertEquals(1, anomalies(id, "amount-mismatch"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
+        assertEquals(List.of(), Sql.violations(List.of(id)));
+    }
+
+    @Test
     void shouldAnswer200ButRecordADoubleCaptureWhenAPaidOrderIsCapturedAgain() {
         String id = pendingOrder();
         deliver(success(id, AMOUNT, "EUR", "txn-first-" + id)).then().statusCode(200);

@@ -31,6 +31,23 @@ public class PaymentSandbox implements QuarkusTestResourceLifecycleManager {
 
     /** What a test needs to play the providers. */
     public record Sandbox(WireMockServer server, WechatFixtures wechat) {
+
+        /**
+         * Waits, bounded, until the server has received {@code n} requests like {@code pattern}: a test that makes
+         * the service hold a provider call open acts while it is held.
+         */
+        public void awaitRequests(com.github.tomakehurst.wiremock.matching.RequestPatternBuilder pattern, int n) {
+            for (int i = 0; i < 400 && server.findAll(pattern).size() < n; i++) {
+                try {
+                    Thread.sleep(25);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+            org.junit.jupiter.api.Assertions.assertEquals(n, server.findAll(pattern).size(),
+                    "requests received by the provider sandbox");
+        }
     }
 
     private WireMockServer server;

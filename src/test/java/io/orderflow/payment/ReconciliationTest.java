@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
+import io.orderflow.payment.wechatpay.WechatFixtures;
+import io.orderflow.payment.wechatpay.WechatPayProvider;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
@@ -64,6 +66,40 @@ class ReconciliationTest extends SandboxedProviderTest {
         }
     }
 
+    private static void stale(String orderId, int minutes) {
+        Sql.update("update payment_attempts set updated_at = now() - make_interval(mins => ?) where order_id = ?",
+                minutes, UUID.fromString(orderId));
+    }
+
+    private static String status(String orderId) {
+        return Sql.string("select status from orders where id = ?", UUID.fromString(orderId));
+    }
+
+    private static void assertConsistent(String... orderIds) {
+        assertEquals(List.of(), Sql.violations(List.of(orderIds)));
+    }
+
+    /** A CNY order paying through WeChat Pay Native, its attempt pending for {@code minutes}; its out_trade_no. */
+    private String pendingWithWechat(String customer, int minutes) {
+        breakers.reset(WechatPayProvider.NAME);
+        String id = Shoppers.yuanOrder(customer);
+        server.stubFor(post("/v3/pay/transactions/native")
+                .willReturn(okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=reconcile\"}")));
+        String outTradeNo = Shoppers.payWithWechat(customer, id);
+        stale(id, minutes);
+        return outTradeNo;
+    }
+
+    private static com.github.tomakehurst.wiremock.client.MappingBuilder wechatQuery(String outTradeNo) {
+        return get(urlPathEqualTo("/v3/pay/transactions/out-trade-no/" + outTradeNo))
+                .withQueryParam("mchid", equalTo(WechatFixtures.MERCHANT_ID));
+    }
+
+    private static String orderOfAttempt(String outTradeNo) {
+        return Sql.string("select cast(order_id as text) from payment_attempts where replace(cast(id as text), '-', '')"
+                + " = ?", outTradeNo);
+    }
+
     @Test
     void shouldPayAnOrderWhoseWebhookNeverCameWithWhatStripeSaysAboutItsIntent() {
         String intent = "pi_lost_" + UUID.randomUUID().toString().substring(0, 8);
@@ -80,6 +116,7 @@ class ReconciliationTest extends SandboxedProviderTest {
                 .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("stripe"));
         reconcile();
         server.verify(1, getRequestedFor(urlPathEqualTo("/v1/payment_intents/" + intent)));
+        assertConsistent(id);
     }
 
     @Test
@@ -109,6 +146,128 @@ class ReconciliationTest extends SandboxedProviderTest {
         assertEquals(1, Sql.historyCount(id, "REFUND_SUCCEEDED"));
         reconcile();
         server.verify(1, getRequestedFor(urlPathEqualTo("/v1/refunds/re_" + suffix)));
+        assertConsistent(id);
+    }
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> declinedStripeQueries() {
+        return java.util.stream.Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of(401, "invalid_request_error", null),
+                org.junit.jupiter.params.provider.Arguments.of(404, "invalid_request_error", "resource_missing"),
+                org.junit.jupiter.params.provider.Arguments.of(403, "invalid_request_error", "secret_key_required"));
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("declinedStripeQueries")
+    void shouldLeaveAnOrderPendingAndAskAgainLaterWhenStripeRefusesTheQueryItself(int status, String type,
+            String code) {
+        String intent = "pi_refused_" + UUID.randomUUID().toString().substring(0, 8);
+        String id = pendingWithStripe(intent, 20);
+        // a revoked or mistyped API key, an intent of another account: nothing about the payment itself
+        server.stubFor(get(urlPathEqualTo("/v1/payment_intents/" + intent)).willReturn(StripeFixtures.error(status,
+                type, code)));
+
+        reconcile();
+
+        assertEquals("PAYMENT_PENDING", status(id));
+        assertEquals("PENDING", Sql.string("select state from payment_attempts where order_id = ?",
+                UUID.fromString(id)));
+        assertEquals(0, Sql.historyCount(id, "PAYMENT_FAILED"));
+        given().get("/q/metrics").then().body(org.hamcrest.Matchers.containsString(
+                "orderflow_payments_reconciliation_total{outcome=\"query-declined\",provider=\"stripe\"}"));
+        // the key is fixed; the next look, past the threshold again, settles the payment
+        stripeSays(intent, "succeeded", "ch_" + intent);
+        stale(id, 20);
+        reconcile();
+        assertEquals("PAID", status(id));
+        assertConsistent(id);
+    }
+
+    @Test
+    void shouldPayAWechatOrderWhoseNotificationNeverCameWithWhatWechatSaysAboutItsOutTradeNo() {
+        String outTradeNo = pendingWithWechat(newCustomer(), 20);
+        String id = orderOfAttempt(outTradeNo);
+        String transaction = "42" + outTradeNo.substring(0, 20);
+        server.stubFor(wechatQuery(outTradeNo).willReturn(okJson(WechatFixtures.transaction(outTradeNo, transaction,
+                "SUCCESS", "2500"))));
+
+        reconcile();
+
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"), "payment.providerTxnId",
+                is(transaction));
+        Auth.operator().get("/orders/" + id + "/transitions").then()
+                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("wechatpay"));
+        assertEquals("CAPTURED", Sql.string("select state from payment_attempts where order_id = ?",
+                UUID.fromString(id)));
+        server.findAll(getRequestedFor(urlPathMatching("/v3/pay/transactions/out-trade-no/.*")))
+                .forEach(sandbox.wechat()::assertSignedByMerchant);
+        reconcile();
+        server.verify(1, getRequestedFor(urlPathEqualTo("/v3/pay/transactions/out-trade-no/" + outTradeNo)));
+        assertConsistent(id);
+    }
+
+    @Test
+    void shouldYieldOneTransitionWhenAWechatReconciliationAndItsNotificationArriveTogether() {
+        String outTradeNo = pendingWithWechat(newCustomer(), 20);
+        String id = orderOfAttempt(outTradeNo);
+        String transaction = "42" + outTradeNo.substring(0, 20);
+        String paid = WechatFixtures.transaction(outTradeNo, transaction, "SUCCESS", "2500");
+        server.stubFor(wechatQuery(outTradeNo).willReturn(okJson(paid)));
+        String notification = sandbox.wechat().notification("EV-" + outTradeNo, "TRANSACTION.SUCCESS",
+                "transaction", paid);
+
+        List<Integer> answers = Parallel.run(2, i -> i == 0 ? given().contentType("application/json")
+                .headers(sandbox.wechat().headers(notification, Instant.now().getEpochSecond()))
+                .body(notification.getBytes(StandardCharsets.UTF_8)).post("/payments/wechatpay/callbacks").statusCode()
+                : reconcile().size() >= 0 ? 204 : 500);
+
+        assertEquals(List.of(204, 204), answers);
+        assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
+        assertEquals("PAID", status(id));
+        assertEquals(1, Sql.count("select count(*) from payment_captures where order_id = ?", UUID.fromString(id)));
+        assertConsistent(id);
+    }
+
+    @Test
+    void shouldLeaveAWechatOrderPendingWhenWechatRefusesTheQueryWithSignError() {
+        String outTradeNo = pendingWithWechat(newCustomer(), 20);
+        String id = orderOfAttempt(outTradeNo);
+        server.stubFor(wechatQuery(outTradeNo).willReturn(WechatFixtures.error(401, "SIGN_ERROR", "签名错误")));
+
+        reconcile();
+
+        assertEquals("PAYMENT_PENDING", status(id));
+        assertEquals(0, Sql.historyCount(id, "PAYMENT_FAILED"));
+        assertConsistent(id);
+    }
+
+    @Test
+    void shouldAcknowledgeALateCloseOfAReplacedWechatAttemptAndLeaveTheOrderAsItIs() {
+        String customer = newCustomer();
+        String outTradeNo = pendingWithWechat(customer, 20);
+        String id = orderOfAttempt(outTradeNo);
+        // WeChat answers the janitor's question slowly: meanwhile the shopper switches to Stripe
+        server.stubFor(wechatQuery(outTradeNo).willReturn(okJson(WechatFixtures.transaction(outTradeNo, "",
+                "CLOSED", "2500")).withFixedDelay(600)));
+        server.stubFor(post(urlPathMatching("/v3/pay/transactions/out-trade-no/.*/close"))
+                .willReturn(aResponse().withStatus(204)));
+        java.util.concurrent.CompletableFuture<List<String>> asking = java.util.concurrent.CompletableFuture
+                .supplyAsync(this::reconcile);
+        sandbox.awaitRequests(getRequestedFor(urlPathEqualTo("/v3/pay/transactions/out-trade-no/" + outTradeNo)), 1);
+        server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent("pi_after_wx_"
+                + outTradeNo.substring(0, 8), "requires_payment_method", "2500", "cny", null))));
+        String current = Shoppers.pay(customer, id, "stripe").then().statusCode(200).extract()
+                .path("payment.attemptId");
+
+        List<String> outcomes = asking.join();
+
+        assertTrue(outcomes.contains(outTradeNo + " 204 stale-attempt"), outcomes.toString());
+        assertEquals("PAYMENT_PENDING", status(id));
+        assertEquals(current, Sql.string("select cast(payment_attempt_id as text) from orders where id = ?",
+                UUID.fromString(id)));
+        assertEquals("FAILED", Sql.string("select state from payment_attempts where replace(cast(id as text), '-',"
+                + " '') = ?", outTradeNo));
+        assertEquals(0, Sql.historyCount(id, "PAYMENT_FAILED"));
+        assertConsistent(id);
     }
 
     @Test
@@ -141,5 +300,6 @@ class ReconciliationTest extends SandboxedProviderTest {
         assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
         assertEquals("PAID", Sql.string("select status from orders where id = ?", UUID.fromString(id)));
         assertEquals(1, Sql.count("select count(*) from payment_captures where order_id = ?", UUID.fromString(id)));
+        assertConsistent(id);
     }
 }

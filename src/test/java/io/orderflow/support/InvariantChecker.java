@@ -53,6 +53,8 @@ import java.util.regex.Pattern;
  * <li>every keyed effect has its dedup record: each order its create record, each history row with a request key
  * its record (only for rows younger than the purge horizon, default 14 days = the shortest retention 7 d + the
  * purge grace 7 d: older records may have been purged legitimately);</li>
+ * <li>payments ({@code checkPayments}): attempts, captures, refunds owed, refund commands and the refunds providers
+ * reported;</li>
  * <li>{@link #checkAcknowledged}: every (order, event) a client saw acknowledged with a 2xx is stored.</li>
  * </ul>
  * The idempotency scopes are read as the service writes them: {@code <caller> <METHOD> <route> <order id or empty>}.
@@ -76,6 +78,8 @@ public final class InvariantChecker {
     public static final String CAPTURE_HAS_ATTEMPT = "capture-has-an-attempt";
     public static final String OWED_REFUND_HAS_COMMAND = "owed-refund-has-its-command";
     public static final String COMMAND_REFUNDS_A_CAPTURE = "refund-command-names-a-capture-of-its-order";
+    public static final String ONE_REFUND_PER_COMMAND = "one-provider-refund-per-command";
+    public static final String REFUNDED_ORDER_CAPTURE_REFUNDED = "refunded-order-has-its-capture-refunded";
 
     /** One broken promise: which rule, which order (null for rows that name none) and what was found. */
     public record Violation(String rule, UUID orderId, String detail) {
@@ -311,7 +315,9 @@ public final class InvariantChecker {
      * provider has an attempt; a capture's attempt is one of the capture's order; a capture that did not pay the order (a second capture) has its double-capture
      * anomaly; every refund owed — a second capture's, or a cancelled order's own capture — has its one durable
      * refund command (the unique constraint makes it at most one), and every refund command names a capture of its
-     * order (nothing is refunded that was not captured).
+     * order (nothing is refunded that was not captured); no command was refunded twice at its provider (two
+     * provider refund ids recorded for one command); a REFUNDED order's own capture (its payment_txn_id) is
+     * recorded REFUNDED.
      */
     private static void checkPayments(Scope scope, List<Violation> out) throws SQLException {
         query(scope, "select o.id, o.payment_attempt_id from orders o left join payment_attempts a"
@@ -349,6 +355,17 @@ public final class InvariantChecker {
                 + " p.capture_txn_id and c.order_id = p.order_id) and " + scope.on("p.order_id"),
                 rs -> out.add(new Violation(COMMAND_REFUNDS_A_CAPTURE, (UUID) rs.getObject(1), "refund command "
                         + rs.getObject(2) + " names " + rs.getString(3) + ", no capture of this order")));
+        query(scope, "select p.order_id, p.id, string_agg(r.refund_id, ', ' order by r.refund_id) from"
+                + " provider_commands p join provider_refunds r on r.command_id = p.id where " + scope.on("p.order_id")
+                + " group by p.order_id, p.id having count(*) > 1", rs -> out.add(new Violation(ONE_REFUND_PER_COMMAND,
+                        (UUID) rs.getObject(1), "refund command " + rs.getObject(2) + " was refunded more than once"
+                                + " at its provider: " + rs.getString(3))));
+        query(scope, "select o.id, o.payment_txn_id, c.state from orders o left join payment_captures c"
+                + " on c.order_id = o.id and c.txn_id = o.payment_txn_id where o.status = 'REFUNDED'"
+                + " and c.state is distinct from 'REFUNDED' and " + scope.on("o.id"),
+                rs -> out.add(new Violation(REFUNDED_ORDER_CAPTURE_REFUNDED, (UUID) rs.getObject(1), "REFUNDED, but"
+                        + " its capture " + rs.getString(2) + " is " + (rs.getString(3) == null ? "not recorded"
+                                : rs.getString(3)))));
     }
 
     private interface RowHandler {
@@ -386,8 +403,10 @@ public final class InvariantChecker {
         try (PreparedStatement ps = scope.prepare("select k.scope, k.idem_key, k.state, k.order_id,"
                 + " o.id is not null as order_exists,"
                 + " coalesce(k.reply -> 'h' ->> 'Idempotent-Replayed', '') = 'true' as replayed,"
-                + " coalesce(k.reply -> 'h' ->> 'Payment-Outcome', 'applied') not in ('applied', 'duplicate',"
-                + " 'double-capture') as decided_without_effect"
+                // a double capture's effect is its capture row, anomaly and command (checked with the payments), not
+                // a history row
+                + " coalesce(k.reply -> 'h' ->> 'Payment-Outcome', 'applied') not in ('applied', 'duplicate')"
+                + " as decided_without_effect"
                 + " from idempotency_keys k left join orders o on o.id = k.order_id"
                 + " where k.order_id is not null and (k.result is not null"
                 + " or (k.reply ->> 's')::int between 200 and 299)"

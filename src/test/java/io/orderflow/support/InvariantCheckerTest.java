@@ -67,6 +67,7 @@ class InvariantCheckerTest {
         shippedOrder();
         createdOrder();
         cancelledAfterCaptureOrder();
+        refundedOrder();
 
         assertEquals(List.of(), checker.check());
     }
@@ -111,6 +112,35 @@ class InvariantCheckerTest {
         List<InvariantChecker.Violation> found = checker.check();
         assertEquals(Set.of(OWED_REFUND_HAS_COMMAND, COMMAND_REFUNDS_A_CAPTURE), rules(found));
         assertEquals(Set.of(cancelled, other), found.stream().map(InvariantChecker.Violation::orderId)
+                .collect(Collectors.toSet()));
+    }
+
+    @Test
+    void shouldReportACommandRefundedTwiceAtItsProvider() throws SQLException {
+        UUID id = refundedOrder();
+        UUID command = commandOf(id);
+        // the worker's refund re_1, and a second one for the same command: the key was lost, the money went twice
+        update("insert into provider_refunds (provider, refund_id, command_id, capture_txn_id, seen_at)"
+                + " values ('stripe', 're_2', ?, 'ch_refunded', now())", command);
+
+        List<InvariantChecker.Violation> found = checker.check();
+        assertEquals(Set.of(ONE_REFUND_PER_COMMAND), rules(found));
+        assertTrue(found.get(0).detail().contains("re_1_" + id + ", re_2"), found.toString());
+        assertEquals(id, found.get(0).orderId());
+    }
+
+    @Test
+    void shouldReportARefundedOrderWhoseOwnCaptureIsNotRefunded() throws SQLException {
+        UUID stillCaptured = refundedOrder();
+        update("update payment_captures set state = 'CAPTURED', refunded_at = null where order_id = ?", stillCaptured);
+        UUID noCapture = refundedOrder();
+        update("delete from provider_refunds where command_id = ?", commandOf(noCapture));
+        update("delete from provider_commands where order_id = ?", noCapture);
+        update("delete from payment_captures where order_id = ?", noCapture);
+
+        List<InvariantChecker.Violation> found = checker.check();
+        assertEquals(Set.of(REFUNDED_ORDER_CAPTURE_REFUNDED), rules(found));
+        assertEquals(Set.of(stillCaptured, noCapture), found.stream().map(InvariantChecker.Violation::orderId)
                 .collect(Collectors.toSet()));
     }
 
@@ -312,6 +342,51 @@ class InvariantCheckerTest {
                 + " captured_at) values ('mockpay', 'txn-late', ?, ?, 3000, 'EUR', 'CAPTURED', now())", attempt, id);
         refundCommand(id, "txn-late");
         return id;
+    }
+
+    /**
+     * A Stripe order paid, cancelled and refunded: its attempt, its capture REFUNDED, its refund command DONE and
+     * the one refund Stripe made for it ({@code re_1}).
+     */
+    private UUID refundedOrder() throws SQLException {
+        UUID id = order("REFUNDED", 4, true, "ch_refunded");
+        update("update orders set payment_provider = 'stripe', refunded_at = now() where id = ?", id);
+        createRecord(id);
+        step(id, 1, "PAY", "CREATED", "PAYMENT_PENDING", "api", "k-pay-" + id);
+        step(id, 2, "PAYMENT_SUCCEEDED", "PAYMENT_PENDING", "PAID", "stripe", "evt_paid_" + id);
+        step(id, 3, "CANCEL", "PAID", "REFUND_PENDING", "api", null);
+        step(id, 4, "REFUND_SUCCEEDED", "REFUND_PENDING", "REFUNDED", "stripe", "evt_refunded_" + id);
+        record("customer:c-1 POST /orders/{id}/pay " + id, "k-pay-" + id, id, false);
+        record("provider:stripe POST /payments/{provider}/callbacks ", "evt_paid_" + id, id, false);
+        record("provider:stripe POST /payments/{provider}/callbacks ", "evt_refunded_" + id, id, false);
+        UUID attempt = UUID.randomUUID();
+        update("insert into payment_attempts (id, order_id, provider, reference, amount, currency, state, created_at,"
+                + " updated_at) values (?, ?, 'stripe', ?, 3000, 'EUR', 'CAPTURED', now(), now())", attempt, id,
+                "pi_" + id);
+        update("update orders set payment_attempt_id = ? where id = ?", attempt, id);
+        // the same charge id on every such order would be refused by the primary key: provider, txn_id
+        update("update orders set payment_txn_id = ? where id = ?", "ch_refunded_" + id, id);
+        update("insert into payment_captures (provider, txn_id, attempt_id, order_id, amount, currency, state,"
+                + " captured_at, refunded_at) values ('stripe', ?, ?, ?, 3000, 'EUR', 'REFUNDED', now(), now())",
+                "ch_refunded_" + id, attempt, id);
+        UUID command = UUID.randomUUID();
+        update("insert into provider_commands (id, kind, order_id, provider, payment_reference, capture_txn_id, amount,"
+                + " currency, state, tries, next_at, refund_id, created_at, updated_at) values (?, 'REFUND', ?,"
+                + " 'stripe', ?, ?, 3000, 'EUR', 'DONE', 1, now(), 're_1', now(), now())", command, id, "pi_" + id,
+                "ch_refunded_" + id);
+        update("insert into provider_refunds (provider, refund_id, command_id, capture_txn_id, seen_at)"
+                + " values ('stripe', ?, ?, ?, now())", "re_1_" + id, command, "ch_refunded_" + id);
+        return id;
+    }
+
+    private UUID commandOf(UUID orderId) throws SQLException {
+        try (PreparedStatement ps = db.prepareStatement("select id from provider_commands where order_id = ?")) {
+            ps.setObject(1, orderId);
+            try (var rs = ps.executeQuery()) {
+                rs.next();
+                return (UUID) rs.getObject(1);
+            }
+        }
     }
 
     private void refundCommand(UUID orderId, String captureTxnId) throws SQLException {

@@ -2,6 +2,7 @@ package io.orderflow.payment.mockpay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.payment.Notification;
+import io.orderflow.payment.NotificationRequest;
 import io.orderflow.payment.StrictJson;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -28,7 +29,7 @@ final class MockpayEvents {
     static Notification parse(byte[] body) {
         JsonNode event = StrictJson.tree(new String(body, java.nio.charset.StandardCharsets.UTF_8));
         String eventId = StrictJson.text(event.get("eventId"), MAX_ID);
-        String key = eventId != null ? eventId : "sha256:" + sha256(body);
+        String key = NotificationRequest.keyOf(eventId, body);
         if (!event.isObject()) {
             return new Notification.Invalid(key, "", null, "The body is not one JSON object (trailing bytes, a field"
                     + " sent twice, or no JSON)");
@@ -63,14 +64,6 @@ final class MockpayEvents {
             case FAILED -> new Notification.PaymentFailed(eventId, type, subject, txnId, amount, currency, null);
             default -> new Notification.RefundSucceeded(eventId, type, subject, null, txnId, amount, currency);
         };
-    }
-
-    private static String sha256(byte[] body) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(body));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private static UUID uuid(JsonNode node) {

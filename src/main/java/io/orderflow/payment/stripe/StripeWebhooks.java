@@ -1,9 +1,7 @@
 package io.orderflow.payment.stripe;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.gson.JsonParseException;
 import com.stripe.exception.SignatureVerificationException;
-import com.stripe.model.Event;
 import com.stripe.net.Webhook;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.payment.Notification;
@@ -34,37 +32,49 @@ final class StripeWebhooks {
         this.tolerance = tolerance;
     }
 
+    /**
+     * The signature is verified over the raw payload first (stripe-java's {@code Webhook.Signature}, with each
+     * secret in turn), and only then the payload read, strictly: a signed payload is Stripe's word, so one that is
+     * no event (no JSON object, an id or type that is no safe text) is {@link Notification.Invalid} — recorded once
+     * under the payload's SHA-256 and acknowledged — never a 4xx Stripe would re-send for three days.
+     */
     Notification verify(NotificationRequest request, Instant now) {
         String header = request.header(SIGNATURE_HEADER);
         if (header == null || header.isBlank() || header.length() > 4096) {
             throw new NotificationRejected(ProblemType.SIGNATURE_MISSING, "Send a Stripe-Signature header");
         }
         String payload = request.bodyText();
-        Event event = constructEvent(payload, header, Clock.fixed(now, ZoneOffset.UTC));
-        // the object is read from the verified payload itself: the same bytes, without the SDK's coercions
-        return parse(event.getId(), event.getType(), StrictJson.tree(payload).path("data").path("object"));
+        verifySignature(payload, header, Clock.fixed(now, ZoneOffset.UTC));
+        // the event is read from the verified payload itself: the same bytes, without the SDK's coercions
+        JsonNode event = StrictJson.tree(payload);
+        String id = StrictJson.text(event.get("id"), StripeObjects.MAX_ID);
+        String type = StrictJson.text(event.get("type"), StripeObjects.MAX_ID);
+        if (!event.isObject() || id == null || type == null) {
+            return new Notification.Invalid(request.keyOf(id), type == null ? "" : type, null,
+                    event.isObject() ? "The event needs a valid " + (id == null ? "id" : "type")
+                            : "The payload is not one JSON object (trailing bytes, a field sent twice, or no JSON)");
+        }
+        return parse(id, type, event.path("data").path("object"));
     }
 
-    private Event constructEvent(String payload, String header, Clock clock) {
+    private void verifySignature(String payload, String header, Clock clock) {
         for (String secret : secrets) {
             try {
-                return Webhook.constructEvent(payload, header, secret, tolerance.toSeconds(), clock);
+                Webhook.Signature.verifyHeader(payload, header, secret, tolerance.toSeconds(), clock);
+                return;
             } catch (SignatureVerificationException wrongSecretOrStale) {
                 // the next secret may be the one; none is: refused below
-            } catch (JsonParseException | IllegalStateException | NumberFormatException notAnEvent) {
-                throw new NotificationRejected(ProblemType.MALFORMED_BODY,
-                        "The body is not a Stripe event, or the Stripe-Signature header is garbled");
+            } catch (IllegalStateException | NumberFormatException garbled) {
+                throw new NotificationRejected(ProblemType.SIGNATURE_MISSING,
+                        "The Stripe-Signature header is garbled (t=<unix seconds>,v1=<hex>)");
             }
         }
         throw new NotificationRejected(ProblemType.SIGNATURE_INVALID,
                 "No webhook secret signs this payload, or its timestamp is outside the tolerance");
     }
 
+    /** {@code eventId} and {@code type} are safe text (see {@link StrictJson#text}). */
     static Notification parse(String eventId, String type, JsonNode object) {
-        if (eventId == null || eventId.isBlank() || eventId.length() > StripeObjects.MAX_ID || type == null) {
-            return new Notification.Invalid(String.valueOf(eventId), String.valueOf(type), null,
-                    "The event has no usable id or type");
-        }
         return switch (type) {
             case "payment_intent.succeeded" -> succeeded(eventId, type, object);
             case "payment_intent.payment_failed" -> failed(eventId, type, object);

@@ -55,12 +55,15 @@ final class WechatNotifications {
         JsonObject resource = decrypt(new RequestParam.Builder().serialNumber(serial).nonce(nonce)
                 .signature(signature).timestamp(timestamp).signType(request.header("Wechatpay-Signature-Type"))
                 .body(body).build());
+        // verified, so WeChat's word: one whose id or type is no safe text is recorded once under the body's
+        // SHA-256 and acknowledged, never written as sent nor refused (WeChat would re-send it 15 times)
         JsonNode envelope = StrictJson.tree(body);
         String id = StrictJson.text(envelope.get("id"), MAX_ID);
-        String type = envelope.path("event_type").asText("");
-        if (id == null) {
-            return new Notification.Invalid(String.valueOf(envelope.get("id")), type, null,
-                    "The notification has no usable id");
+        String type = StrictJson.text(envelope.get("event_type"), MAX_ID);
+        if (!envelope.isObject() || id == null || type == null) {
+            return new Notification.Invalid(request.keyOf(id), type == null ? "" : type, null,
+                    envelope.isObject() ? "The notification needs a valid " + (id == null ? "id" : "event_type")
+                            : "The body is not one JSON object (trailing bytes, a field sent twice, or no JSON)");
         }
         JsonNode plain = resource == null ? StrictJson.tree("null") : StrictJson.tree(resource.toString());
         return switch (type) {

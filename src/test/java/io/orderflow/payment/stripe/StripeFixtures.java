@@ -65,6 +65,15 @@ public final class StripeFixtures {
                 + "\"},\"payment_intent\":\"" + intent + "\",\"reason\":null,\"status\":\"" + status + "\"}";
     }
 
+    /** Stripe's error answer: {@code {"error": {type, code, message}}} with a Request-Id, as its API sends it. */
+    public static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder error(int status, String type,
+            String code) {
+        return com.github.tomakehurst.wiremock.client.WireMock.aResponse().withStatus(status)
+                .withHeader("Content-Type", "application/json").withHeader("Request-Id", "req_" + UUID.randomUUID())
+                .withBody("{\"error\":{\"type\":\"" + type + "\"" + (code == null ? "" : ",\"code\":\"" + code
+                        + "\"") + ",\"message\":\"Simulated Stripe error\"}}");
+    }
+
     public static String signature(String secret, long timestamp, String payload) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");

@@ -94,7 +94,7 @@ class StripeProviderTest extends SandboxedProviderTest {
     @Test
     void shouldRetryA5xxAndSettleOnTheAnswerThatFollows() {
         server.stubFor(post("/v1/payment_intents").inScenario("blip").whenScenarioStateIs(Scenario.STARTED)
-                .willReturn(jsonError(500, "api_error", null)).willSetStateTo("up"));
+                .willReturn(StripeFixtures.error(500, "api_error", null)).willSetStateTo("up"));
         server.stubFor(post("/v1/payment_intents").inScenario("blip").whenScenarioStateIs("up")
                 .willReturn(okJson(intent("pi_C", "requires_payment_method", "2500", "eur", null))));
         assertEquals(Status.PENDING, await(stripe.createPayment(payment())).status());
@@ -103,7 +103,7 @@ class StripeProviderTest extends SandboxedProviderTest {
 
     @Test
     void shouldCallPersistent5xxAndResetConnectionsUndefined() {
-        server.stubFor(post("/v1/payment_intents").willReturn(jsonError(500, "api_error", null)));
+        server.stubFor(post("/v1/payment_intents").willReturn(StripeFixtures.error(500, "api_error", null)));
         assertEquals(Status.UNDEFINED, await(stripe.createPayment(payment())).status());
         restart();
         server.stubFor(post("/v1/payment_intents").willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
@@ -112,7 +112,7 @@ class StripeProviderTest extends SandboxedProviderTest {
 
     @Test
     void shouldNotRetryAFinalNoAndCallItError() {
-        server.stubFor(post("/v1/payment_intents").willReturn(jsonError(400, "invalid_request_error",
+        server.stubFor(post("/v1/payment_intents").willReturn(StripeFixtures.error(400, "invalid_request_error",
                 "amount_too_small")));
         ProviderOutcome<PaymentSession> outcome = await(stripe.createPayment(payment()));
         assertEquals(Status.ERROR, outcome.status());
@@ -122,14 +122,14 @@ class StripeProviderTest extends SandboxedProviderTest {
 
     @Test
     void shouldCallRateLimitingCanceledNothingHappened() {
-        server.stubFor(post("/v1/payment_intents").willReturn(jsonError(429, "invalid_request_error",
+        server.stubFor(post("/v1/payment_intents").willReturn(StripeFixtures.error(429, "invalid_request_error",
                 "rate_limit")));
         assertEquals(Status.CANCELED, await(stripe.createPayment(payment())).status());
     }
 
     @Test
     void shouldOpenTheCircuitAfterRepeatedFailuresAndSendNothingWhileOpen() {
-        server.stubFor(post("/v1/payment_intents").willReturn(jsonError(503, "api_error", null)));
+        server.stubFor(post("/v1/payment_intents").willReturn(StripeFixtures.error(503, "api_error", null)));
         await(stripe.createPayment(payment()));
         await(stripe.createPayment(payment()));
         int sent = intentsCreated().size();
@@ -194,13 +194,5 @@ class StripeProviderTest extends SandboxedProviderTest {
         ProviderOutcome<RefundState> none = await(stripe.queryRefund(new RefundRequest(UUID.randomUUID(), "pi_J",
                 "ch_J", 2500, "EUR", null)));
         assertEquals(Status.CANCELED, none.status(), "no refund for that command: safe to send");
-    }
-
-    private static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder jsonError(int status,
-            String type, String code) {
-        return aResponse().withStatus(status).withHeader("Content-Type", "application/json")
-                .withHeader("Request-Id", "req_" + UUID.randomUUID()).withBody("{\"error\":{\"type\":\"" + type
-                        + "\"" + (code == null ? "" : ",\"code\":\"" + code + "\"")
-                        + ",\"message\":\"Simulated Stripe error\"}}");
     }
 }

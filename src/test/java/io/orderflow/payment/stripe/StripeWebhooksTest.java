@@ -75,7 +75,18 @@ class StripeWebhooksTest {
         String payload = event("payment_intent.succeeded", intent("pi_4", "succeeded", "2500", "eur", "ch_4"));
         assertRejected(ProblemType.SIGNATURE_MISSING, () -> webhooks.verify(request(payload, null), NOW));
         assertRejected(ProblemType.SIGNATURE_INVALID, () -> webhooks.verify(request(payload, "v1=abc"), NOW));
-        assertRejected(ProblemType.MALFORMED_BODY, () -> webhooks.verify(signed("not json", SECRET, NOW), NOW));
+        assertRejected(ProblemType.SIGNATURE_MISSING, () -> webhooks.verify(request(payload, "t=soon,v1=ab"), NOW));
+    }
+
+    @Test
+    void shouldMarkASignedPayloadThatIsNoEventInvalidUnderItsSha256() {
+        // verified before it is read: what Stripe signed is Stripe's word, acknowledged and recorded, not refused
+        Notification.Invalid invalid = assertInstanceOf(Notification.Invalid.class, verify("not json"));
+        assertEquals(NotificationRequest.keyOf(null, "not json".getBytes(StandardCharsets.UTF_8)), invalid.id());
+        assertTrue(invalid.id().matches("sha256:[0-9a-f]{64}"), invalid.id());
+        Notification.Invalid noId = assertInstanceOf(Notification.Invalid.class, verify("{\"id\":\"evt_\\u0000\","
+                + "\"type\":\"payment_intent.succeeded\",\"data\":{\"object\":{}}}"));
+        assertTrue(noId.id().startsWith("sha256:"), noId.id());
     }
 
     @Test

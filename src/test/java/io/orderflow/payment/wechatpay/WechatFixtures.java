@@ -32,6 +32,8 @@ public final class WechatFixtures {
     public static final String PLATFORM_KEY_ID = "PUB_KEY_ID_0112300001092025011500112233000000";
     public static final String NOTIFY_URL = "https://shop.example/payments/wechatpay/callbacks";
 
+    private static final java.util.regex.Pattern AUTH = java.util.regex.Pattern.compile("(\\w+)=\"([^\"]*)\"");
+
     private final KeyPair merchant;
     private final KeyPair platform;
     private final String apiV3Key;
@@ -131,6 +133,29 @@ public final class WechatFixtures {
     }
 
     /**
+     * Asserts what WeChat checks of a request: its {@code Authorization} header ({@code WECHATPAY2-SHA256-RSA2048},
+     * this merchant and serial) verifies with the merchant public key over WeChat's message, and it names the
+     * platform key it expects the answer signed with.
+     */
+    public void assertSignedByMerchant(com.github.tomakehurst.wiremock.verification.LoggedRequest request) {
+        String header = request.getHeader("Authorization");
+        org.junit.jupiter.api.Assertions.assertTrue(header != null
+                && header.startsWith("WECHATPAY2-SHA256-RSA2048 "), String.valueOf(header));
+        Map<String, String> parts = new HashMap<>();
+        java.util.regex.Matcher m = AUTH.matcher(header);
+        while (m.find()) {
+            parts.put(m.group(1), m.group(2));
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(MERCHANT_ID, parts.get("mchid"));
+        org.junit.jupiter.api.Assertions.assertEquals(MERCHANT_SERIAL, parts.get("serial_no"));
+        String message = request.getMethod().value() + "\n" + request.getUrl() + "\n" + parts.get("timestamp")
+                + "\n" + parts.get("nonce_str") + "\n" + request.getBodyAsString() + "\n";
+        org.junit.jupiter.api.Assertions.assertTrue(signedByMerchant(message, parts.get("signature")),
+                "signature over " + message);
+        org.junit.jupiter.api.Assertions.assertEquals(PLATFORM_KEY_ID, request.getHeader("Wechatpay-Serial"));
+    }
+
+    /**
      * A notification body: {@code resource} encrypted with the APIv3 key as WeChat does; {@code originalType}
      * ({@code transaction} or {@code refund}) is also the associated data.
      */
@@ -163,6 +188,14 @@ public final class WechatFixtures {
                 "Wechatpay-Serial", PLATFORM_KEY_ID, "Wechatpay-Signature",
                 signAsPlatform(timestamp + "\n" + nonce + "\n" + body + "\n"),
                 "Wechatpay-Signature-Type", "WECHATPAY2-SHA256-RSA2048");
+    }
+
+    /** WeChat Pay's error answer, {@code {"code", "message"}} (the sandbox signs it as it sends it). */
+    public static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder error(int status, String code,
+            String message) {
+        return com.github.tomakehurst.wiremock.client.WireMock.aResponse().withStatus(status)
+                .withHeader("Content-Type", "application/json")
+                .withBody("{\"code\":\"" + code + "\",\"message\":\"" + message + "\"}");
     }
 
     /** A decrypted {@code TRANSACTION.SUCCESS} resource; {@code totalJson} is JSON text (2500, 2500.9, "2500"). */
