@@ -66,7 +66,7 @@ final class TransitionBatchSql {
         writeColumns.forEach((name, type) -> columns.add(new Column(name, type)));
 
         StringBuilder sql = new StringBuilder("with rule (event, from_status, to_status, condition) as (")
-                .append(TransitionSql.RULES).append("), b as (select ");
+                .append(TransitionSql.rules(event)).append("), b as (select ");
         for (int i = 0; i < columns.size(); i++) {
             Column column = columns.get(i);
             sql.append(i == 0 ? "" : ", ").append("cast(u.c").append(i).append(" as ").append(column.type())

@@ -21,12 +21,17 @@ import java.util.stream.Collectors;
  */
 public final class TransitionSql {
 
-    /** The table as a relation: (event, from_status, to_status, condition). */
-    static final String RULES = OrderTransitions.rules().stream()
-            .flatMap(rule -> rule.from().stream()
-                    .map(from -> "('" + rule.event() + "', '" + from + "', '" + rule.to() + "', '" + rule.when()
-                            + "')"))
-            .collect(Collectors.joining(", ", "values ", ""));
+    /**
+     * The table's rules for {@code event} as a relation: (event, from_status, to_status, condition). Only the event's
+     * own rows: the statement joins on the event anyway, and a shorter statement is parsed faster.
+     */
+    static String rules(OrderEvent event) {
+        return OrderTransitions.rules().stream().filter(rule -> rule.event() == event)
+                .flatMap(rule -> rule.from().stream()
+                        .map(from -> "('" + rule.event() + "', '" + from + "', '" + rule.to() + "', '" + rule.when()
+                                + "')"))
+                .collect(Collectors.joining(", ", "values ", ""));
+    }
 
     /**
      * Statements already built, by shape: a request's statement is looked up, not rebuilt. There are few shapes (an
@@ -65,7 +70,7 @@ public final class TransitionSql {
     private static String build(OrderEvent event, Set<OrderField> changed, Set<OrderField> required,
             boolean amountGuard, List<String> writes) {
         StringBuilder sql = new StringBuilder("with rule (event, from_status, to_status, condition) as (")
-                .append(RULES)
+                .append(rules(event))
                 .append("), moved as (update orders o set status = r.to_status, version = o.version + 1,")
                 .append(" updated_at = cast(:now as timestamptz)");
         for (OrderField field : changed) {
