@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The physical anchor: pgbench runs the service's own transition statement straight against PostgreSQL.
 #
-#   bench/anchor.sh DATABASE LABEL keyed|keyless OUT_DIR [CLIENTS] [SECONDS]
+#   bench/anchor.sh DATABASE LABEL keyed|keyless|batch-keyed OUT_DIR [CLIENTS] [SECONDS] [ROWS]
 #
 # bench/sql/transition-<kind>.pgbench is the statement TransitionSql builds for a first-time SHIP (generated and
-# pinned by BenchAnchorSqlTest). Each pgbench client ships its own freshly seeded PAID orders one after the other,
+# pinned by BenchAnchorSqlTest); batch-keyed is TransitionBatchSql's group-commit statement moving ROWS orders per
+# transaction (default 8), as the service sends it under load. Each pgbench client ships its own freshly seeded PAID orders one after the other,
 # so every transaction is a real first-time move (the moved count is checked against the transactions). The orders
 # are added to DATABASE (which the service has migrated) under customer c-anchor, with ids above every earlier
-# anchor's. Writes OUT_DIR/LABEL.txt (pgbench's output) and appends "LABEL tps transactions moved" to
+# anchor's. Writes OUT_DIR/LABEL.txt (pgbench's output) and appends "LABEL tps transactions moved rows" to
 # OUT_DIR/anchor.tsv.
 set -euo pipefail
 db=${1:?database} label=${2:?label} kind=${3:?keyed or keyless} out=${4:?out dir}
-clients=${5:-20} seconds=${6:-15}
+clients=${5:-20} seconds=${6:-15} rows=${7:-8}
+[ "$kind" = batch-keyed ] || rows=1
 stride=20000                       # orders per client: more than one client moves in $seconds on a 2-core machine
 sql=$(cd "$(dirname "$0")" && pwd)/sql/transition-$kind.pgbench
 psql_db() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d "$db" "$@"; }
@@ -36,7 +38,7 @@ expires=$(date -u -d '+30 days' +%Y-%m-%dT%H:%M:%S.%6NZ)
 for attempt in 1 2 3; do
   # other test suites share max_connections: a refused connection is retried, not fatal
   pgbench -h 127.0.0.1 -U postgres -n -M prepared -c "$clients" -j 2 -T "$seconds" \
-      -D base="$base" -D stride="$stride" -D i=0 -D now="$now" -D event=SHIP -D source=anchor \
+      -D base="$base" -D stride="$stride" -D i=0 -D rows="$rows" -D now="$now" -D event=SHIP -D source=anchor \
       -D details='{"carrier":"DHL","trackingNumber":"TN-1"}' -D f_carrier=DHL -D f_tracking_number=TN-1 \
       -D f_shipped_at="$now" -D k_scope="operator:bench POST /orders/{id}/ship anchor" -D k_tier=ORDERS \
       -D k_fingerprint=db8092b51c0cae1fb191ded0f1634f6893dd580badf36ab8ee9be01170338901 \
@@ -48,6 +50,6 @@ moved=$(psql_db -Atc "select count(*) from order_transitions t join orders o on 
     where t.source = 'anchor' and o.customer_id = 'c-anchor'
       and o.id >= ('00000000-0000-4000-8000-' || lpad(to_hex($base + 1), 12, '0'))::uuid
       and o.id <= ('00000000-0000-4000-8000-' || lpad(to_hex($upto), 12, '0'))::uuid")
-printf '%s\t%s\t%s\t%s\n' "$label" "$(awk '/^tps/ {print int($3)}' "$out/$label.txt")" \
-    "$(awk -F': ' '/actually processed/ {print $2}' "$out/$label.txt" | cut -d/ -f1)" "$moved" >> "$out/anchor.tsv"
+printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$(awk '/^tps/ {print int($3)}' "$out/$label.txt")" \
+    "$(awk -F': ' '/actually processed/ {print $2}' "$out/$label.txt" | cut -d/ -f1)" "$moved" "$rows" >> "$out/anchor.tsv"
 grep -E '^tps' "$out/$label.txt" | sed "s/^/    $label: /"

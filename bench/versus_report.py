@@ -64,7 +64,7 @@ def main(out):
     if anchor:
         print("| pgbench on the service's own statement (20 clients) | tps | transactions | orders moved |")
         print("|---|---|---|---|")
-        for label, tps, done, moved in anchor:
+        for label, tps, done, moved, *_ in anchor:
             print(f"| {label} | {int(tps):,} | {int(done):,} | {int(moved):,} |")
         keyed = next((int(t) for label, t, *_ in anchor if label == "pgbench-keyed"), None)
         if keyed and "ship" in now:

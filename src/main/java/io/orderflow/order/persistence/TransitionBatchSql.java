@@ -18,17 +18,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * rows and same-statement writes (their batch form) are written for the moved rows only. The rows of one batch name
  * distinct orders; the caller guarantees it.
  */
-final class TransitionBatchSql {
+public final class TransitionBatchSql {
 
     /**
      * A batch statement, the event it moves orders by ({@code :event}), and its input columns in the order of
      * {@code unnest}'s arrays ({@code :b_<name>}).
      */
-    record Statement(String sql, String event, List<Column> columns) {
+    public record Statement(String sql, String event, List<Column> columns) {
     }
 
     /** One input column: its name (a parameter's, {@code f_<field>}, or a base one) and its SQL type. */
-    record Column(String name, String type) {
+    public record Column(String name, String type) {
     }
 
     /** The columns every row has, before the fields it sets and the writes' parameters. */
@@ -50,7 +50,7 @@ final class TransitionBatchSql {
     }
 
     /** @param changed the fields the event sets, in a stable order (an EnumMap's) */
-    static Statement statement(OrderEvent event, Set<OrderField> changed, List<SameStatementWrite> writes) {
+    public static Statement statement(OrderEvent event, Set<OrderField> changed, List<SameStatementWrite> writes) {
         Shape shape = new Shape(event, Set.copyOf(changed),
                 writes.stream().map(write -> write.batchSql("moved", "b")).toList());
         return BUILT.computeIfAbsent(shape, s -> build(event, changed, writes));
