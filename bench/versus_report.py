@@ -3,24 +3,12 @@
 import os
 import sys
 
-NAMES = {
-    "ship": "ship (first-time transition, keyed)",
-    "dup_retry": "same-key retry",
-    "dup_newkey": "duplicate SHIP, new key",
-    "get": "GET",
-}
-
-
-def results(path):
-    rows = {}
-    if not os.path.exists(path):
-        return rows
-    for line in open(path):
-        f = line.rstrip("\n").split("\t")
-        if len(f) >= 10:
-            rows[f[0]] = {"rps": float(f[1]), "p50": f[2], "p99": f[3], "non2xx": int(f[5]),
-                          "sockerr": int(f[6]), "exhausted": f[9] != "0"}
-    return rows
+SCENARIOS = [  # key, label, goal (× the peer)
+    ("ship", "ship (first-time transition, keyed)", 3.0),
+    ("dup_retry", "same-key retry", 10.0),
+    ("dup_newkey", "duplicate SHIP, new key", 3.0),
+    ("get", "GET", 4.0),
+]
 
 
 def tsv(path):
@@ -29,47 +17,136 @@ def tsv(path):
     return [line.rstrip("\n").split("\t") for line in open(path) if line.strip()]
 
 
+def results(path):
+    """wrk's figures per scenario (the peer driver's results.tsv format)."""
+    rows = {}
+    for f in tsv(path):
+        if len(f) >= 10:
+            rows[f[0]] = {"rps": float(f[1]), "p50": float(f[2]), "p99": float(f[3]), "non2xx": int(f[5]),
+                          "sockerr": int(f[6]), "requests": int(f[7]), "exhausted": f[9] != "0"}
+    return rows
+
+
+def cpu(path, ticks):
+    """Service and PostgreSQL CPU milliseconds per request, per scenario."""
+    out = {}
+    for name, requests, service, pg in tsv(path):
+        n = max(1, int(requests))
+        out[name] = (int(service) * 1000 / ticks / n, int(pg) * 1000 / ticks / n)
+    return out
+
+
+def batch_rows(folder):
+    def read(name):
+        values = {}
+        for line in open(os.path.join(folder, name)) if os.path.exists(os.path.join(folder, name)) else []:
+            key, value = line.split()
+            values[key.split("{")[0]] = float(value)
+        return values
+    a, b = read("batch-before.txt"), read("batch-after.txt")
+    count = b.get("orderflow_transitions_batch_rows_count", 0) - a.get("orderflow_transitions_batch_rows_count", 0)
+    total = b.get("orderflow_transitions_batch_rows_sum", 0) - a.get("orderflow_transitions_batch_rows_sum", 0)
+    return total / count if count else None
+
+
 def main(out):
+    env = dict(line.split("=", 1) for line in open(os.path.join(out, "environment.txt")).read().splitlines()
+               if "=" in line)
+    ticks = int(env.get("clock_ticks_per_second", "100"))
+    contestants = [c[0] for c in tsv(os.path.join(out, "contestants.tsv"))]
+    flags = {c[0]: (c[1], c[2]) for c in tsv(os.path.join(out, "contestants.tsv"))}
+    figures = {name: results(os.path.join(out, name, "results.tsv")) for name in contestants}
+    cpus = {name: cpu(os.path.join(out, name, "cpu.tsv"), ticks) for name in contestants}
     peer = results(os.path.join(out, "peer.tsv"))
-    before = results(os.path.join(out, "before.tsv"))
-    now = results(os.path.join(out, "orderflow.tsv"))
+    now, off = figures.get("orderflow", {}), figures.get("orderflow-group-commit-off", {})
+    before = figures.get("before", {})
+
     print("# orderflow beside the peer: one run, one machine, one driver\n")
     print("```\n" + open(os.path.join(out, "environment.txt")).read().strip() + "\n```\n")
-    head = "| scenario | peer req/s |" + (" before req/s |" if before else "") + " orderflow req/s | × peer |"
-    head += (" × before |" if before else "") + " p50 / p99 ms (orderflow) | non-2xx |"
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
-    for key, label in NAMES.items():
+    head = ["scenario", "peer req/s", "orderflow req/s", "× peer", "goal", "group commit off req/s", "on ÷ off"]
+    if before:
+        head += ["before req/s", "× before"]
+    head += ["p50 / p99 ms", "service / PostgreSQL CPU ms per request", "non-2xx"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for key, label, goal in SCENARIOS:
         if key not in now:
             continue
-        o, p, b = now[key], peer.get(key), before.get(key)
-        cells = [label, f"{p['rps']:,.0f}" if p else "–"]
+        o, p, g, b = now[key], peer.get(key), off.get(key), before.get(key)
+        x = o["rps"] / p["rps"] if p else None
+        cells = [label, f"{p['rps']:,.0f}" if p else "–",
+                 f"{o['rps']:,.0f}" + (" (ids ran out)" if o["exhausted"] else ""),
+                 f"**{x:.2f}×**" if x else "–", f"≥ {goal:g}× {'met' if x and x >= goal else 'missed'}",
+                 f"{g['rps']:,.0f}" if g else "–", f"{o['rps'] / g['rps']:.2f}×" if g else "–"]
         if before:
-            cells.append(f"{b['rps']:,.0f}" if b else "–")
-        cells.append(f"{o['rps']:,.0f}" + (" (ids ran out)" if o["exhausted"] else ""))
-        cells.append(f"{o['rps'] / p['rps']:.2f}×" if p else "–")
-        if before:
-            cells.append(f"{o['rps'] / b['rps']:.2f}×" if b else "–")
-        cells.append(f"{o['p50']} / {o['p99']}")
-        cells.append(f"{o['non2xx']} (peer {p['non2xx'] if p else '–'})")
+            cells += [f"{b['rps']:,.0f}" if b else "–", f"{o['rps'] / b['rps']:.2f}×" if b else "–"]
+        c = cpus["orderflow"].get(key)
+        cells += [f"{o['p50']:.1f} / {o['p99']:.1f}", f"{c[0]:.3f} / {c[1]:.3f}" if c else "–",
+                  f"{o['non2xx']} (peer {p['non2xx'] if p else '–'})"]
         print("| " + " | ".join(cells) + " |")
-    print()
-    rss = tsv(os.path.join(out, "rss.tsv"))
-    if rss:
-        print("| process | RSS after its run | peak RSS |\n|---|---|---|")
-        for name, rss_kb, hwm_kb in rss:
-            print(f"| {name} | {int(rss_kb) // 1024} MB | {int(hwm_kb) // 1024} MB |")
-        print()
+
+    print("\n| contestant | ship rows per statement (mean) | service / PostgreSQL CPU ms per ship |")
+    print("|---|---|---|")
+    for name in contestants:
+        rows, c = batch_rows(os.path.join(out, name)), cpus[name].get("ship")
+        print(f"| {name} | {rows:.1f} |" if rows else f"| {name} | – |",
+              f"{c[0]:.3f} / {c[1]:.3f} |" if c else "– |")
+
+    print("\n| ship at a pace | contestant | achieved req/s | % of its saturation | p50 ms | p99 ms |")
+    print("|---|---|---|---|---|---|")
+    paced = {}
+    for name in contestants:
+        sat = figures[name].get("ship", {}).get("rps")
+        for label, percent, *wrk in tsv(os.path.join(out, name, "paced-summary.tsv")):
+            rps, p50, p99 = float(wrk[1]), float(wrk[2]), float(wrk[3])
+            paced[(name, label)] = (rps, p50, p99)
+            share = f"{rps / sat * 100:.0f}%" if sat else "–"
+            print(f"| {label} ({percent}%) | {name} | {rps:,.0f} | {share} | {p50:.2f} | {p99:.2f} |")
+    if ("orderflow", "low") in paced and ("orderflow-group-commit-off", "low") in paced:
+        rise = paced[("orderflow", "low")][1] - paced[("orderflow-group-commit-off", "low")][1]
+        print(f"\np50 at about 10% of saturation, group commit on minus off: {rise:+.2f} ms (goal ≤ +1 ms:"
+              f" {'met' if rise <= 1 else 'missed'}).")
+    if ("orderflow", "half") in paced:
+        p99 = paced[("orderflow", "half")][2]
+        print(f"p99 of ship at about half saturation: {p99:.1f} ms (goal < 20 ms: {'met' if p99 < 20 else 'missed'}).")
+
     anchor = tsv(os.path.join(out, "anchor.tsv"))
     if anchor:
-        print("| pgbench on the service's own statement (20 clients) | tps | transactions | orders moved |")
+        print("\n| pgbench on the service's own statement | clients | tps | orders moved per second |")
         print("|---|---|---|---|")
-        for label, tps, done, moved, *_ in anchor:
-            print(f"| {label} | {int(tps):,} | {int(done):,} | {int(moved):,} |")
-        keyed = next((int(t) for label, t, *_ in anchor if label == "pgbench-keyed"), None)
+        seconds = float(env.get("pgbench_seconds", "15"))
+        per_second = {}
+        for label, tps, done, moved, *rest in anchor:
+            rows = int(rest[0]) if rest else 1
+            per_second[label] = int(tps) * rows
+            clients = "4" if label.endswith("4-clients") else "20"
+            print(f"| {label}{f' ({rows} rows per statement)' if rows > 1 else ''} | {clients} | {int(tps):,} |"
+                  f" {int(tps) * rows:,} |")
+        keyed = per_second.get("pgbench-keyed")
         if keyed and "ship" in now:
-            print(f"\nship reaches {now['ship']['rps'] / keyed:.2f} of the keyed anchor"
-                  + (f" (the peer: {peer['ship']['rps'] / keyed:.2f})" if "ship" in peer else "") + ".")
+            r = now["ship"]["rps"] / keyed
+            print(f"\nship reaches **{r:.2f}×** pgbench's one-transaction figure for the same SQL (goal ≥ 0.5,"
+                  f" stretch > 1: {'stretch met' if r > 1 else 'met' if r >= 0.5 else 'missed'})"
+                  + (f"; without group commit {off['ship']['rps'] / keyed:.2f}×" if "ship" in off else "")
+                  + (f"; the peer {peer['ship']['rps'] / keyed:.2f}×" if "ship" in peer else "") + ".")
+        if "ship" in now and "ship" in off:
+            r = now["ship"]["rps"] / off["ship"]["rps"]
+            print(f"group commit on ÷ off on ship: **{r:.2f}×** (goal ≥ 1.5: {'met' if r >= 1.5 else 'missed'}).")
+
+    rss = tsv(os.path.join(out, "rss.tsv"))
+    if rss:
+        best = {key: max((figures[n].get(key, {}).get("rps", 0) for n in contestants), default=0)
+                for key, _, _ in SCENARIOS}
+        print("\n| process | JVM flags | RSS after its run | peak RSS | every scenario within 5% of its best |")
+        print("|---|---|---|---|---|")
+        for name, rss_kb, hwm_kb in rss:
+            within = "–"
+            if name in figures and figures[name]:
+                worst = min(figures[name][k]["rps"] / best[k] for k, _, _ in SCENARIOS if k in figures[name]
+                            and best[k])
+                within = f"{'yes' if worst >= 0.95 else 'no'} (worst {worst * 100:.0f}%)"
+            print(f"| {name} | {flags.get(name, ('', 'its defaults'))[1]} | {int(rss_kb) // 1024} MB |"
+                  f" {int(hwm_kb) // 1024} MB | {within} |")
 
 
 if __name__ == "__main__":
