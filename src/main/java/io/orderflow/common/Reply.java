@@ -57,13 +57,19 @@ public record Reply(int status, String contentType, Map<String, String> headers,
     }
 
     /**
-     * Sends this answer on a Vert.x response ahead of the REST layer, with {@code Connection: close}: the edge's
-     * refusals, whose request may not have been read to its end.
+     * Sends this answer ahead of the REST layer, with {@code Connection: close}, and closes the connection once it is
+     * written: the edge's refusals, whose request may not have been read to its end. (Vert.x keeps a keep-alive
+     * connection open whatever the response's Connection header says, and would go on reading — and discarding —
+     * whatever body the refused request still sends.) The rest of that body is lost by design, so its loss is no
+     * failure of the request.
      */
-    public void endClosing(io.vertx.core.http.HttpServerResponse response) {
+    public void endClosing(io.vertx.core.http.HttpServerRequest request) {
+        request.exceptionHandler(lostRest -> {
+        });
+        io.vertx.core.http.HttpServerResponse response = request.response();
         response.setStatusCode(status).putHeader("Content-Type", contentType).putHeader("Connection", "close");
         headers.forEach(response::putHeader);
-        response.end(io.vertx.core.buffer.Buffer.buffer(body));
+        response.end(io.vertx.core.buffer.Buffer.buffer(body)).onComplete(written -> response.close());
     }
 
     public Response toResponse() {

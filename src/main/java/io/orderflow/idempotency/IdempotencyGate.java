@@ -181,8 +181,11 @@ public class IdempotencyGate {
     private void rememberInBackground(KeyClaim claim, Reply reply) {
         // an answer no store may keep (a payment credential) is not cached: its in-flight marker goes instead, so a
         // repeat asks PostgreSQL at once rather than wait out the marker
-        Uni<Void> write = reply.isNoStore() ? shutter.release(claim) : shutter.remember(claim, reply);
-        // both recover from Redis failures themselves; anything else reaching here is a bug worth a log line
+        // deferred: a failure while building the command must not fail a request whose answer is already committed
+        Uni<Void> write = Uni.createFrom().deferred(() -> reply.isNoStore() ? shutter.release(claim)
+                : shutter.remember(claim, reply));
+        // both count and recover from Redis failures themselves (RedisOutageTest); anything else reaching here is a
+        // bug worth a log line
         write.subscribe().with(ignored -> {
         }, failure -> LOG.warnf("Caching an answer in Redis failed: %s", failure.toString()));
     }

@@ -13,7 +13,9 @@ import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.quarkus.test.junit.QuarkusTest;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -22,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * Every endpoint that takes a body or a header, fed every hostile string (NUL, control characters, lone
  * surrogates) in every string field and every JSON oddity (trailing tokens, fields sent twice, coerced numbers,
  * wrong shapes): no 500, every error problem+json (a verified provider event: the provider's own 2xx ack), and
- * nothing written — no order, no transition, no stored key.
+ * nothing written — no order, no transition, no stored key, no submit token, no payment attempt, capture, refund
+ * command or anomaly (a signed, verified event that is no valid notification is recorded as invalid-event, by design).
  */
 @QuarkusTest
 class HostileInputTest {
@@ -32,6 +35,8 @@ class HostileInputTest {
             "\\t", "\\n", "\\r", "\\u001b[31m", "\\u007f", "\\u0085", "\\u009f", "\\ud800", "\\udfff", "A\\udc00\\ud800B",
             "\\ud83d");
 
+    private static final String TYPES = "https://orderflow.dev/problems/";
+
     private final List<String> failures = new ArrayList<>();
 
     @Test
@@ -40,6 +45,7 @@ class HostileInputTest {
         String created = createOrder(customer);
         String paid = paidOrder();
         long transitionsBefore = transitions(created) + transitions(paid);
+        Map<String, Long> rowsBefore = otherWrites();
 
         for (String template : orderTemplates(customer)) {
             for (String body : variants(template)) {
@@ -101,6 +107,40 @@ class HostileInputTest {
         assertEquals(transitionsBefore, transitions(created) + transitions(paid), "no transition was written");
         assertEquals(1, Sql.count("select count(*) from idempotency_keys where scope like ?",
                 "customer:" + customer + " %"), "only the fixture's create key is stored");
+        assertEquals(rowsBefore, otherWrites(), "no token, payment attempt, capture, refund command or anomaly "
+                + "(but the invalid-event record of a signed, invalid callback) was written");
+    }
+
+    /**
+     * The anomalies page's query parameters, hostile: each a 400 problem (a number that is no number was a 404).
+     * Listing writes nothing, so nothing may have been written.
+     */
+    @Test
+    void shouldAnswerHostileAnomalyPageParametersWithA400ProblemAndWriteNothing() {
+        Map<String, Long> rowsBefore = otherWrites();
+        for (String query : new String[] { "limit=abc", "limit=1.5", "limit=-1", "limit=101", "limit=%00",
+            "after=%00", "after=abc", "after=1.5" }) {
+            Response answer = Auth.operator().filter(Contract.invalidRequest()).get("/payments/anomalies?" + query);
+            check("GET /payments/anomalies?" + query, answer);
+            if (answer.statusCode() != 400 || !(TYPES + "invalid-request").equals(answer.path("type"))) {
+                failures.add("GET /payments/anomalies?" + query + ": " + answer.statusCode() + " " + answer.asString());
+            }
+        }
+        assertTrue(failures.isEmpty(), failures.size() + " bad answers:\n" + String.join("\n", failures));
+        assertEquals(rowsBefore, otherWrites());
+    }
+
+    /**
+     * Rows of the tables hostile input could reach besides orders, transitions and keys. A signed callback that is
+     * no valid notification is recorded as an invalid-event anomaly by design, so those are not counted.
+     */
+    private static Map<String, Long> otherWrites() {
+        Map<String, Long> rows = new LinkedHashMap<>();
+        for (String table : List.of("submit_tokens", "payment_attempts", "payment_captures", "provider_commands")) {
+            rows.put(table, Sql.count("select count(*) from " + table));
+        }
+        rows.put("payment_anomalies", Sql.count("select count(*) from payment_anomalies where kind <> 'invalid-event'"));
+        return rows;
     }
 
     private void check(String what, Response response) {

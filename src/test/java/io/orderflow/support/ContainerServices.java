@@ -2,11 +2,16 @@ package io.orderflow.support;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 
-/** The Docker path of {@link TestServices}: PostgreSQL 15 and Redis 7 in containers, stopped when the JVM exits. */
+/**
+ * The Docker path of {@link TestServices}: PostgreSQL 15 (with the private cluster's settings) and Redis 7 in
+ * containers, stopped when the JVM exits.
+ */
 final class ContainerServices {
 
     static final String POSTGRES_IMAGE = "postgres:15-alpine";
@@ -31,9 +36,16 @@ final class ContainerServices {
         }
     }
 
+    /** The PostgreSQL container, not started: the private cluster's settings, so both paths behave alike. */
+    static PostgreSQLContainer postgres() {
+        List<String> command = new ArrayList<>(List.of("postgres"));
+        PrivateServices.POSTGRES_SETTINGS.forEach(setting -> command.addAll(List.of("-c", setting)));
+        return new PostgreSQLContainer(POSTGRES_IMAGE).withDatabaseName(TestServices.QUARKUS_DATABASE)
+                .withCommand(command.toArray(String[]::new));
+    }
+
     static TestServices start() {
-        PostgreSQLContainer postgres = new PostgreSQLContainer(POSTGRES_IMAGE)
-                .withDatabaseName(TestServices.QUARKUS_DATABASE);
+        PostgreSQLContainer postgres = postgres();
         GenericContainer<?> redis = new GenericContainer<>(REDIS_IMAGE).withExposedPorts(REDIS_PORT);
         postgres.start();
         redis.start();

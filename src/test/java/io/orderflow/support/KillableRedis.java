@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * A Redis server of the test's own (the real {@code redis-server} binary, a child process on a free port), so a test
- * can really stop it mid-way and start it again on the same port.
+ * can really stop it mid-way and start it again on the same port. The service uses its database
+ * {@value TestServices#QUARKUS_REDIS_DB}, as every {@code @QuarkusTest} does on the shared test Redis.
  */
 public class KillableRedis implements QuarkusTestResourceLifecycleManager {
 
@@ -14,7 +15,8 @@ public class KillableRedis implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
         server = RedisServer.start(PrivateServices.jvmHome().resolve("killable-redis"));
-        return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + server.port());
+        return Map.of("quarkus.redis.hosts",
+                new TestServices.Redis("127.0.0.1", server.port()).url(TestServices.QUARKUS_REDIS_DB));
     }
 
     @Override

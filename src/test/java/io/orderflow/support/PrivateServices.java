@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -26,6 +27,12 @@ final class PrivateServices {
     private static final Path ROOT = Path.of(System.getProperty("orderflow.test.services.dir", "target/test-services"));
     private static final String HOST = "127.0.0.1";
     private static final String USER = "postgres";
+    /**
+     * The server settings of a test PostgreSQL, the container's too ({@link ContainerServices}): room for every test
+     * application's pools at once, and no durability (a throwaway).
+     */
+    static final List<String> POSTGRES_SETTINGS = List.of("max_connections=200", "fsync=off",
+            "synchronous_commit=off", "full_page_writes=off");
 
     private PrivateServices() {
     }
@@ -69,7 +76,7 @@ final class PrivateServices {
         for (int attempt = 1; ; attempt++) {
             int port = FreePorts.take();
             String options = "-p " + port + " -c listen_addresses=" + HOST + " -c unix_socket_directories=''"
-                    + " -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+                    + POSTGRES_SETTINGS.stream().map(setting -> " -c " + setting).collect(Collectors.joining());
             if (pgCtl(data, "start", "-w", "-t", "60", "-s", "-l", home.resolve("postgres.log").toString(), "-o",
                     options) == 0) {
                 return port;

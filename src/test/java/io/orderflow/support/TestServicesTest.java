@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -90,6 +92,19 @@ class TestServicesTest {
         } finally {
             new WireRoundTrips().stop();
         }
+    }
+
+    /** Built, not started: the container runs with every setting the private cluster has. */
+    @Test
+    void shouldGiveTheContainerThePrivateClustersSettings() {
+        List<String> command = List.of(ContainerServices.postgres().getCommandParts());
+        assertEquals("postgres", command.get(0));
+        for (String setting : List.of("max_connections=200", "fsync=off", "synchronous_commit=off",
+                "full_page_writes=off")) {
+            int at = command.indexOf(setting);
+            assertTrue(at > 0 && command.get(at - 1).equals("-c"), setting + " in " + command);
+        }
+        assertEquals(PrivateServices.POSTGRES_SETTINGS.size() * 2 + 1, command.size(), "no other settings: " + command);
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,10 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
  * Other profiles are untouched: production takes its addresses from the environment, tests from TestServices.
  *
  * <p>The addresses probed are {@code orderflow.dev.postgres} (127.0.0.1:5432) and {@code orderflow.dev.redis}
- * (127.0.0.1:6379); whatever application.properties or the environment sets for the datasource or Redis wins.
+ * (127.0.0.1:6379); whatever application.properties or the environment sets for the datasource or Redis wins. The
+ * probe logs in as {@code quarkus.datasource.username} with {@code quarkus.datasource.password}, so a server that asks
+ * for a password (a fresh Debian's does on 127.0.0.1) is used with {@code QUARKUS_DATASOURCE_PASSWORD} from the
+ * environment, as the service itself then is.
  */
 public class LocalServicesForDevMode implements ConfigSourceFactory {
 
@@ -80,14 +84,17 @@ public class LocalServicesForDevMode implements ConfigSourceFactory {
             exists.setString(1, DATABASE);
             try (ResultSet rs = exists.executeQuery()) {
                 if (!rs.next()) {
-                    c.createStatement().execute("create database " + DATABASE);
+                    try (Statement create = c.createStatement()) {
+                        create.execute("create database " + DATABASE);
+                    }
                     LOG.info("Created the database " + DATABASE + " on " + hostPort);
                 }
             }
             return true;
         } catch (SQLException e) {
-            LOG.warning("PostgreSQL on " + hostPort + " refused the dev connection (" + e.getMessage()
-                    + "); leaving the datasource to Dev Services");
+            LOG.warning("PostgreSQL on " + hostPort + " refused the dev connection as " + user + " ("
+                    + e.getMessage() + "); leaving the datasource to Dev Services. To use this server, export "
+                    + "QUARKUS_DATASOURCE_PASSWORD (and QUARKUS_DATASOURCE_USERNAME) or trust 127.0.0.1 in pg_hba.conf");
             return false;
         }
     }

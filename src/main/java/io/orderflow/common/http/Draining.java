@@ -95,6 +95,6 @@ public class Draining {
         }
         problems.toReply(Problem.of(ProblemType.SERVICE_UNAVAILABLE,
                 "This instance is shutting down and takes no new work; retry (another instance will answer)"), "1")
-                .endClosing(context.response());
+                .endClosing(context.request());
     }
 }

@@ -1,0 +1,25 @@
+package io.orderflow.edge;
+
+import io.orderflow.support.FaultProxies;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One application for the edge tests that need more than the default one: at most {@value #MAX_CONNECTIONS} open
+ * connections, and PostgreSQL and Redis behind TCP proxies that a test can close. Shared, so it starts once.
+ */
+public class CappedProxiedService implements QuarkusTestProfile {
+
+    static final int MAX_CONNECTIONS = 20;
+
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of("quarkus.http.limits.max-connections", String.valueOf(MAX_CONNECTIONS));
+    }
+
+    @Override
+    public List<TestResourceEntry> testResources() {
+        return List.of(new TestResourceEntry(FaultProxies.class));
+    }
+}

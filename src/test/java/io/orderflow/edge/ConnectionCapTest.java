@@ -1,0 +1,94 @@
+package io.orderflow.edge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.orderflow.support.Auth;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code quarkus.http.limits.max-connections} bounds the file descriptors clients can hold: with a cap of
+ * {@value CappedProxiedService#MAX_CONNECTIONS}, connections beyond it are closed at once without an answer, the
+ * ones within it are served, and once clients let go a normal request gets through again.
+ */
+@QuarkusTest
+@TestProfile(CappedProxiedService.class)
+class ConnectionCapTest {
+
+    private static final int BEYOND = 10;
+
+    @TestHTTPResource("/")
+    URL service;
+
+    @Test
+    void shouldCloseConnectionsBeyondTheCapAndServeAgainOnceOthersClose() throws Exception {
+        List<Socket> held = new ArrayList<>();
+        int served = 0;
+        int refused = 0;
+        try {
+            for (int i = 0; i < CappedProxiedService.MAX_CONNECTIONS + BEYOND; i++) {
+                held.add(RawHttp.connect(service));
+            }
+            // every connection is open from the client's side; ask on each, keeping all of them open
+            for (Socket socket : held) {
+                if (answers(socket)) {
+                    served++;
+                } else {
+                    refused++;
+                }
+            }
+        } finally {
+            for (Socket socket : held) {
+                socket.close();
+            }
+        }
+        assertTrue(served <= CappedProxiedService.MAX_CONNECTIONS, served + " connections were served at once");
+        assertTrue(refused >= BEYOND, "only " + refused + " connections beyond the cap were refused");
+        assertTrue(served > 0, "connections within the cap are served");
+        assertEquals(200, afterTheyClose(), "a normal request is served once the held connections are closed");
+    }
+
+    /** Sends a health probe on the connection and reads its status line; false when the service closed it. */
+    private static boolean answers(Socket socket) {
+        try {
+            socket.getOutputStream().write("GET /q/health/live HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            byte[] status = new byte[12];
+            int read = 0;
+            for (int n; read < status.length && (n = in.read(status, read, status.length - read)) != -1;) {
+                read += n;
+            }
+            return read == status.length && new String(status, StandardCharsets.US_ASCII).equals("HTTP/1.1 200");
+        } catch (IOException closedByTheService) {
+            return false;
+        }
+    }
+
+    /**
+     * The service counts a connection as gone when it has seen it close, which may lag the client's close by a
+     * moment: the request is retried a bounded number of times on fresh connections.
+     */
+    private static int afterTheyClose() throws InterruptedException {
+        int status = -1;
+        for (int attempt = 0; attempt < 50 && status != 200; attempt++) {
+            try {
+                status = Auth.operator().get("/orders?limit=1").statusCode();
+            } catch (RuntimeException closedAtAccept) {
+                Thread.sleep(100);
+            }
+        }
+        return status;
+    }
+}
