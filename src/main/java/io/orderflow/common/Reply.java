@@ -57,11 +57,12 @@ public record Reply(int status, String contentType, Map<String, String> headers,
     }
 
     /**
-     * Sends this answer ahead of the REST layer, with {@code Connection: close}, and closes the connection once it is
-     * written: the edge's refusals, whose request may not have been read to its end. (Vert.x keeps a keep-alive
-     * connection open whatever the response's Connection header says, and would go on reading — and discarding —
-     * whatever body the refused request still sends.) The rest of that body is lost by design, so its loss is no
-     * failure of the request.
+     * Sends this answer ahead of the REST layer, with {@code Connection: close}, and closes the connection after it:
+     * the edge's refusals, whose request may not have been read to its end. (Vert.x keeps a keep-alive connection
+     * open whatever the response's Connection header says.) The rest of the refused body is read and dropped until
+     * the client has sent it, for at most {@link #LINGER_MS}: a connection closed while unread input waits is reset
+     * by the kernel, and a client still sending its body could lose the answer it was sent. That rest is lost by
+     * design, so its loss is no failure of the request.
      */
     public void endClosing(io.vertx.core.http.HttpServerRequest request) {
         request.exceptionHandler(lostRest -> {
@@ -69,7 +70,26 @@ public record Reply(int status, String contentType, Map<String, String> headers,
         io.vertx.core.http.HttpServerResponse response = request.response();
         response.setStatusCode(status).putHeader("Content-Type", contentType).putHeader("Connection", "close");
         headers.forEach(response::putHeader);
-        response.end(io.vertx.core.buffer.Buffer.buffer(body)).onComplete(written -> response.close());
+        response.end(io.vertx.core.buffer.Buffer.buffer(body)).onComplete(written -> closeAfterInput(request));
+    }
+
+    /** How long a refused request's remaining body is read and dropped before its connection is closed anyway. */
+    static final long LINGER_MS = 2000;
+
+    private static void closeAfterInput(io.vertx.core.http.HttpServerRequest request) {
+        io.vertx.core.http.HttpServerResponse response = request.response();
+        io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
+        if (request.isEnded() || context == null) {
+            response.close();
+            return;
+        }
+        long timer = context.owner().setTimer(LINGER_MS, expired -> response.close());
+        request.handler(dropped -> {
+        }).endHandler(ended -> {
+            context.owner().cancelTimer(timer);
+            response.close();
+        });
+        request.resume();
     }
 
     public Response toResponse() {

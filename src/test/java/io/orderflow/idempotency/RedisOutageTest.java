@@ -10,9 +10,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.KillableRedis;
 import io.orderflow.support.PublicHealth;
+import io.orderflow.support.RedisCache;
 import io.orderflow.support.TestServices;
 import io.orderflow.support.Sql;
 import io.orderflow.support.Auth;
+import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -52,7 +54,18 @@ class RedisOutageTest {
     RedisShutter shutter;
 
     @Inject
+    RedisDataSource redis;
+
+    @Inject
     MeterRegistry registry;
+
+    /** The breaker lets a probe through once it has been open for breaker-open (300 ms here). */
+    private void awaitBreakerClosed() throws InterruptedException {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        while (shutter.isBypassed() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+    }
 
     private double counter(String name, String... tags) {
         return io.orderflow.support.Meters.count(registry, name, tags);
@@ -68,6 +81,10 @@ class RedisOutageTest {
         String before = newKey();
         Response first = create(before, customer);
         assertEquals(201, first.statusCode());
+        // Redis quiet before it dies: the first answer cached and the breaker closed (on a busy machine one slow
+        // command opens it, and an outage that fell entirely inside that opening would open nothing)
+        RedisCache.awaitCached(redis, before);
+        awaitBreakerClosed();
 
         KillableRedis.stopServer();
         try {
@@ -99,11 +116,7 @@ class RedisOutageTest {
 
         given().get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'idempotency-fast-path' }.data.redis", org.hamcrest.Matchers.is("up"));
-        // the breaker lets a probe through once it has been open for breaker-open (300 ms here)
-        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
-        while (shutter.isBypassed() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        awaitBreakerClosed();
         String after = newKey();
         create(after, customer).then().statusCode(201);
         double redisReplays = counter("orderflow.idempotency.replays", "layer", "redis");

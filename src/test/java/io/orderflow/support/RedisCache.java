@@ -15,6 +15,12 @@ public final class RedisCache {
      * after it has answered, so a FLUSHDB right after the answer could run before that write and be undone by it.
      */
     public static void forgetAfterCached(RedisDataSource redis, String key) {
+        awaitCached(redis, key);
+        redis.execute("FLUSHDB");
+    }
+
+    /** Waits (up to 10 s) until the service has cached the answer stored under {@code key}. */
+    public static void awaitCached(RedisDataSource redis, String key) {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (!isCached(redis, key) && System.nanoTime() < deadline) {
             try {
@@ -24,7 +30,6 @@ public final class RedisCache {
                 throw new IllegalStateException(e);
             }
         }
-        redis.execute("FLUSHDB");
     }
 
     private static boolean isCached(RedisDataSource redis, String key) {
