@@ -3,6 +3,7 @@ package io.orderflow.order.persistence;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.common.Db;
+import io.orderflow.common.Resend;
 import io.orderflow.common.SameStatementWrite;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.domain.EventDetails;
@@ -50,17 +51,17 @@ public class OrderRepository {
 
     /** @return null when there is no such order */
     public Uni<Order> find(UUID id) {
-        return db.run(session -> session.get(OrderEntity.class, id)).map(e -> e == null ? null : mapping.toOrder(e));
+        return db.run(Resend.READ, session -> session.get(OrderEntity.class, id)).map(e -> e == null ? null : mapping.toOrder(e));
     }
 
     public Uni<List<Transition>> history(UUID id) {
-        return db.run(session -> session.createNamedQuery(TransitionEntity.HISTORY, TransitionEntity.class).setParameter("id", id).getResultList())
+        return db.run(Resend.READ, session -> session.createNamedQuery(TransitionEntity.HISTORY, TransitionEntity.class).setParameter("id", id).getResultList())
                 .map(rows -> rows.stream().map(mapping::toTransition).toList());
     }
 
     /** One keyset page, oldest first; {@code after} is the last id of the previous page. Filters are optional. */
     public Uni<List<Order>> page(String customerId, OrderStatus status, UUID after, int limit) {
-        return db.run(session -> {
+        return db.run(Resend.READ, session -> {
             CriteriaBuilder cb = session.getCriteriaBuilder();
             CriteriaQuery<OrderEntity> query = cb.createQuery(OrderEntity.class);
             Root<OrderEntity> order = query.from(OrderEntity.class);
@@ -94,7 +95,8 @@ public class OrderRepository {
         }
         sql.append(" select to_jsonb(c)::text from created c");
         OrderEntity row = mapping.toEntity(order);
-        return db.run(session -> {
+        // a creation is always keyed (the key is required), and its statement writes the dedup record
+        return db.run(Resend.KEYED, session -> {
             Mutiny.SelectionQuery<String> query = session.createNativeQuery(sql.toString(), String.class)
                     .setParameter("id", row.id).setParameter("customer", row.customerId)
                     .setParameter("status", row.status).setParameter("version", row.version)
@@ -124,7 +126,7 @@ public class OrderRepository {
         EventDetails.ProviderReport report = command.details() instanceof EventDetails.ProviderReport r ? r : null;
         String sql = TransitionSql.statement(command.event(), changes.keySet(), required.keySet(), report != null,
                 writes);
-        return db.run(session -> {
+        return db.run(Resend.GUARDED, session -> {
             Mutiny.SelectionQuery<Object[]> query = session.createNativeQuery(sql, Object[].class)
                     .setParameter("id", command.orderId()).setParameter("event", command.event().name())
                     .setParameter("now", now).setParameter("owner", command.owner())
