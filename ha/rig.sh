@@ -56,6 +56,8 @@ ensure_installed() {
   command -v psql >/dev/null 2>&1 || missing+=(postgresql-client-15)
   [ -x "$PG_BIN/postgres" ] || missing+=(postgresql-15)
   command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v ps >/dev/null 2>&1 || missing+=(procps)
   [ ${#missing[@]} -eq 0 ] && return
   [ "$(id -u)" -eq 0 ] || die "missing ${missing[*]}: install them (apt-get install -y ${missing[*]}) or run as root"
   log "installing ${missing[*]}"
