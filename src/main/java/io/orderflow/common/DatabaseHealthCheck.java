@@ -7,14 +7,18 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
-import org.hibernate.reactive.mutiny.Mutiny;
 import org.jboss.logging.Logger;
 
 /**
- * Readiness: PostgreSQL answers a {@code select 1} on the service's own pool within a second (the probes give up
- * after two). It replaces Quarkus's datasource checks ({@code quarkus.datasource.health.enabled=false}), whose
- * public output carried the driver's message ("down - connection failed: Connection refused: /10.0.0.7:5432"). This
- * one says {@code postgresql: up} or {@code down}; the reason goes to the log, once each time the state changes.
+ * Reports PostgreSQL in readiness without ever failing it. The database is shared by every replica: when it is away
+ * (a failover, an outage), every replica is equally unable to write, and taking them all out of the Service at once
+ * would turn each request into the ingress's own error instead of the service's 503 + Retry-After, and bring them back
+ * only when the next probe passes. Readiness is about this pod (started, not draining); {@code postgresql: degraded}
+ * tells operators what goes on. Quarkus's own datasource checks are off ({@code quarkus.datasource.health.enabled}):
+ * they go DOWN with the database, the JDBC one stayed DOWN after a failover (its idle Flyway connection was dead),
+ * and their public output carried the driver's message with the database's address. This one asks through
+ * {@link Db} like any statement (shed under overload, which also reads as degraded) and names no exception: the
+ * reason goes to the log, once each time the state changes, and to {@code orderflow_db_resent_total}.
  */
 @Readiness
 @ApplicationScoped
@@ -23,34 +27,33 @@ public class DatabaseHealthCheck implements AsyncHealthCheck {
     private static final Logger LOG = Logger.getLogger(DatabaseHealthCheck.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
-    private final Mutiny.SessionFactory sessions;
-    private final AtomicBoolean up = new AtomicBoolean(true);
+    private final Db db;
+    private final AtomicBoolean answering = new AtomicBoolean(true);
 
-    public DatabaseHealthCheck(Mutiny.SessionFactory sessions) {
-        this.sessions = sessions;
+    public DatabaseHealthCheck(Db db) {
+        this.db = db;
     }
 
     @Override
     public Uni<HealthCheckResponse> call() {
-        return sessions.withStatelessSession(s -> s.createNativeQuery("select 1").getSingleResult())
+        return db.run(session -> session.createNativeQuery("select 1", Integer.class).getSingleResult())
                 .ifNoItem().after(TIMEOUT).fail()
-                .map(ignored -> {
-                    if (!up.getAndSet(true)) {
+                .map(rows -> {
+                    if (!answering.getAndSet(true)) {
                         LOG.info("PostgreSQL answers the readiness check again");
                     }
-                    return state(true);
+                    return state("up");
                 })
                 .onFailure().recoverWithItem(failure -> {
-                    if (up.getAndSet(false)) {
-                        LOG.warnf("PostgreSQL does not answer the readiness check (%s); readiness is DOWN",
-                                failure.toString());
+                    if (answering.getAndSet(false)) {
+                        LOG.warnf("PostgreSQL does not answer the readiness check (%s); the service answers 503"
+                                + " + Retry-After until it does, and stays ready", failure.toString());
                     }
-                    return state(false);
+                    return state("degraded");
                 });
     }
 
-    private static HealthCheckResponse state(boolean answers) {
-        return HealthCheckResponse.named("database").status(answers).withData("postgresql", answers ? "up" : "down")
-                .build();
+    private static HealthCheckResponse state(String postgresql) {
+        return HealthCheckResponse.named("database").up().withData("postgresql", postgresql).build();
     }
 }

@@ -19,20 +19,23 @@ import org.hibernate.reactive.mutiny.Mutiny;
  *
  * <p>Load shedding: at most {@link DbConfig#maxPending()} units wait at once; beyond that a request fails at once
  * with 503 and Retry-After ({@code orderflow_db_shed_total}). Every unit has a timeout. A statement that timed out
- * may still have committed: that is safe, because its retry is answered by the idempotency layers.
+ * may still have committed: that is safe, because its retry is answered by the idempotency layers. A unit whose
+ * connection broke is sent again by {@link ResendPolicy} when its {@link Resend} kind makes that safe.
  */
 @ApplicationScoped
 public class Db {
 
     private final Mutiny.SessionFactory sessions;
     private final DbConfig config;
+    private final ResendPolicy resends;
     private final Counter statements;
     private final Counter shed;
     private final AtomicInteger pending = new AtomicInteger();
 
-    public Db(Mutiny.SessionFactory sessions, DbConfig config, MeterRegistry registry) {
+    public Db(Mutiny.SessionFactory sessions, DbConfig config, ResendPolicy resends, MeterRegistry registry) {
         this.sessions = sessions;
         this.config = config;
+        this.resends = resends;
         this.statements = Counter.builder("orderflow.db.statements")
                 .description("Units of database work (one statement each on the hot paths) sent by the repositories")
                 .register(registry);
@@ -42,8 +45,16 @@ public class Db {
         registry.gauge("orderflow.db.pending", pending);
     }
 
-    /** Runs {@code work} in a stateless session of its own (no persistence context, autocommit). */
+    /**
+     * Runs {@code work} in a stateless session of its own (no persistence context, autocommit); after a broken
+     * connection it is sent again only if it cannot have done anything ({@link Resend#WHEN_NOTHING_DONE}).
+     */
     public <T> Uni<T> run(Function<Mutiny.StatelessSession, Uni<T>> work) {
+        return run(Resend.WHEN_NOTHING_DONE, work);
+    }
+
+    /** As {@link #run(Function)}, re-sent after a broken connection as {@code resend} allows. */
+    public <T> Uni<T> run(Resend resend, Function<Mutiny.StatelessSession, Uni<T>> work) {
         return Uni.createFrom().deferred(() -> {
             if (pending.incrementAndGet() > config.maxPending()) {
                 pending.decrementAndGet();
@@ -52,8 +63,10 @@ public class Db {
                         "The service is at capacity; retry shortly"), "1"));
             }
             statements.increment();
-            return sessions.withStatelessSession(work).ifNoItem().after(config.statementTimeout()).fail()
-                    .onTermination().invoke(pending::decrementAndGet);
+            return resends.send(resend, reached -> sessions.withStatelessSession(session -> {
+                reached.run();
+                return work.apply(session);
+            }).ifNoItem().after(config.statementTimeout()).fail()).onTermination().invoke(pending::decrementAndGet);
         });
     }
 }

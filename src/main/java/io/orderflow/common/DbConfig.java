@@ -15,4 +15,11 @@ public interface DbConfig {
     /** Longest wait for one statement's answer; past it the request fails with 503 and may be retried. */
     @WithDefault("5s")
     Duration statementTimeout();
+
+    /**
+     * How long a statement whose connection broke is sent again (when that is safe, see {@link Resend}) before the
+     * request fails with 503: a planned switchover must fit in it.
+     */
+    @WithDefault("10s")
+    Duration resendWithin();
 }

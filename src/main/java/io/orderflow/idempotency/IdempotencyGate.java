@@ -1,6 +1,7 @@
 package io.orderflow.idempotency;
 
 import io.orderflow.common.Reply;
+import io.orderflow.common.Resend;
 import io.orderflow.common.Times;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
@@ -218,7 +219,9 @@ public class IdempotencyGate {
                 "This Idempotency-Key was first used with a different request body");
     }
 
+    /** The key's record stands: a racer's, or this request's own first copy whose answer was lost. */
     private static boolean isDuplicateKeyFailure(Throwable failure) {
-        return IdempotencyRepository.isDuplicateKey(ProblemMapper.unwrap(failure));
+        Throwable cause = ProblemMapper.unwrap(failure);
+        return IdempotencyRepository.isDuplicateKey(cause) || cause instanceof Resend.FirstCopyCommitted;
     }
 }

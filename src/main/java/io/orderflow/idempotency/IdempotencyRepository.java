@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.orderflow.common.Db;
+import io.orderflow.common.Resend;
 import io.orderflow.common.problem.ProblemMapper;
 import io.smallrye.mutiny.Uni;
 import io.vertx.pgclient.PgException;
@@ -37,7 +38,7 @@ public class IdempotencyRepository {
     }
 
     public Uni<DedupRecord> find(String scope, String key) {
-        return db.run(session -> session.get(IdempotencyKey.class, new IdempotencyKey.Key(scope, key)))
+        return db.run(Resend.READ, session -> session.get(IdempotencyKey.class, new IdempotencyKey.Key(scope, key)))
                 .map(row -> row == null ? null : DedupRecord.of(row));
     }
 
@@ -49,7 +50,7 @@ public class IdempotencyRepository {
      *         that it committed after this statement's snapshot was taken)
      */
     public Uni<DedupRecord> insertOrFind(DedupRecord record) {
-        return db.run(session -> session.createNativeQuery(INSERT_OR_FIND,
+        return db.run(Resend.KEYED, session -> session.createNativeQuery(INSERT_OR_FIND,
                 session.getResultSetMapping(Object[].class, IdempotencyKey.INSERTED_OR_WINNER))
                 .setParameter("scope", record.scope()).setParameter("key", record.key())
                 .setParameter("tier", record.tier()).setParameter("state", record.state().name())

@@ -84,7 +84,10 @@ class KubernetesManifestsTest {
      */
     private static final Set<String> STANDARD_PROPERTIES = Set.of(
             // quarkus-reactive-pg-client / quarkus-jdbc-postgresql; kept out of application.properties on purpose.
-            "quarkus.datasource.password");
+            "quarkus.datasource.password",
+            // quarkus-redis-client in Sentinel mode (the prod overlay; standalone is the default elsewhere)
+            "quarkus.redis.client-type", "quarkus.redis.master-name", "quarkus.redis.role",
+            "quarkus.redis.auto-failover", "quarkus.redis.password");
 
     /** Variables that are not configuration properties at all: the image's ENTRYPOINT reads them (Dockerfile). */
     private static final Set<String> NOT_CONFIG_PROPERTIES = Set.of("JAVA_OPTS");
@@ -476,7 +479,7 @@ class KubernetesManifestsTest {
         return objects;
     }
 
-    private static List<HasMetadata> parse(Path file) throws IOException {
+    static List<HasMetadata> parse(Path file) throws IOException {
         try {
             return unmarshal(Files.readString(file, StandardCharsets.UTF_8));
         } catch (RuntimeException e) {
@@ -485,7 +488,7 @@ class KubernetesManifestsTest {
     }
 
     /** One or more YAML documents; fabric8 answers a list for several and the object itself for one. */
-    private static List<HasMetadata> unmarshal(String yaml) {
+    static List<HasMetadata> unmarshal(String yaml) {
         Object parsed = SERIALIZATION.unmarshal(yaml);
         List<?> documents = parsed instanceof List<?> list ? list : parsed == null ? List.of() : List.of(parsed);
         List<HasMetadata> objects = new ArrayList<>();
@@ -577,7 +580,7 @@ class KubernetesManifestsTest {
         return Duration.parse("PT" + value.toUpperCase(Locale.ROOT));
     }
 
-    private static Optional<Path> onPath(String command) {
+    static Optional<Path> onPath(String command) {
         return Stream.of(Optional.ofNullable(System.getenv("PATH")).orElse("").split(File.pathSeparator))
                 .filter(dir -> !dir.isBlank())
                 .map(dir -> Path.of(dir, command))
@@ -585,7 +588,7 @@ class KubernetesManifestsTest {
                 .findFirst();
     }
 
-    private static String kustomize(Path kubectl, Path overlay) throws IOException, InterruptedException {
+    static String kustomize(Path kubectl, Path overlay) throws IOException, InterruptedException {
         Path output = Files.createTempFile("kustomize", ".yaml");
         Path errors = Files.createTempFile("kustomize", ".err");
         try {

@@ -15,9 +15,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -44,12 +42,7 @@ class FaultInjectionTest {
 
     @AfterEach
     void restore() {
-        if (!FaultProxies.postgres.isOpen()) {
-            FaultProxies.postgres.open();
-        }
-        if (FaultProxies.postgres.isFrozen()) {
-            FaultProxies.postgres.unfreeze();
-        }
+        FaultProxies.restorePostgres();
         if (FaultProxies.redis.isFrozen()) {
             FaultProxies.redis.unfreeze();
         }
@@ -172,13 +165,7 @@ class FaultInjectionTest {
 
     /** Holds the order's row lock from another session, so the service's CAS waits on it. */
     private static Connection lockOrder(String id) throws Exception {
-        Connection c = io.orderflow.support.Sql.connect();
-        c.setAutoCommit(false);
-        try (PreparedStatement ps = c.prepareStatement("select 1 from orders where id = ? for update")) {
-            ps.setObject(1, UUID.fromString(id));
-            ps.executeQuery();
-        }
-        return c;
+        return FaultProxies.lockOrder(id);
     }
 
     private static void awaitCasBlockedOnLock() throws InterruptedException {

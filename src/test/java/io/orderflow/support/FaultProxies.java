@@ -50,6 +50,30 @@ public class FaultProxies implements QuarkusTestResourceLifecycleManager {
                 "orders.database.max-pending", String.valueOf(MAX_PENDING));
     }
 
+    /** Opens and unfreezes the PostgreSQL proxy again, whatever a test left it as. */
+    public static void restorePostgres() {
+        if (!postgres.isOpen()) {
+            postgres.open();
+        }
+        if (postgres.isFrozen()) {
+            postgres.unfreeze();
+        }
+    }
+
+    /**
+     * Locks the order's row in an open transaction on a connection of its own (not through the proxy), so the
+     * service's compare-and-set on it waits until the caller rolls back; the caller closes the connection.
+     */
+    public static java.sql.Connection lockOrder(String id) throws java.sql.SQLException {
+        java.sql.Connection c = Sql.connect();
+        c.setAutoCommit(false);
+        try (java.sql.PreparedStatement ps = c.prepareStatement("select 1 from orders where id = ? for update")) {
+            ps.setObject(1, java.util.UUID.fromString(id));
+            ps.executeQuery();
+        }
+        return c;
+    }
+
     @Override
     public void stop() {
         if (postgres != null) {

@@ -278,7 +278,7 @@ public final class ServiceProcess {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

@@ -82,7 +82,7 @@ public final class TransitionStream {
     private final AtomicBoolean running = new AtomicBoolean();
     private final List<Chain> chains = new CopyOnWriteArrayList<>();
     private final List<InvariantChecker.Ack> acks = new CopyOnWriteArrayList<>();
-    private final List<Thread> workers = new ArrayList<>();
+    private Workers workers;
     private final int maxChainsPerWorker;
 
     public TransitionStream(ServiceClient client, BooleanSupplier inRotation, int maxChainsPerWorker) {
@@ -93,25 +93,15 @@ public final class TransitionStream {
 
     public TransitionStream start(int workerCount) {
         running.set(true);
-        for (int i = 0; i < workerCount; i++) {
-            Thread t = new Thread(this::work, "stream-" + i);
-            t.setDaemon(true);
-            workers.add(t);
-            t.start();
-        }
+        workers = Workers.start("stream", workerCount, this::work);
         return this;
     }
 
     /** Stops sending and waits (bounded) for the workers' last requests. */
     public void stop() {
         running.set(false);
-        for (Thread t : workers) {
-            try {
-                t.join(Duration.ofSeconds(90).toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        if (workers != null) {
+            workers.join(Duration.ofSeconds(90));
         }
     }
 

@@ -147,7 +147,9 @@ public class ProblemMapper {
     public static boolean isTransient(Throwable t) {
         String state = sqlState(t);
         if (state != null) {
-            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57");
+            // 25006: a write reached a read-only standby (the proxy had not yet seen the switchover); it did nothing
+            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57")
+                    || state.equals("25006");
         }
         return t instanceof ConnectException || t instanceof TimeoutException
                 || t instanceof java.util.concurrent.TimeoutException

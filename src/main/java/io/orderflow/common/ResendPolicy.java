@@ -1,0 +1,128 @@
+package io.orderflow.common;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.common.problem.ProblemMapper;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Sends a unit of database work again when its connection broke and {@link Resend} says that is safe, for up to
+ * {@link DbConfig#resendWithin()} (a switchover takes a few seconds), with a short growing pause between copies. The
+ * pool drops a broken connection by itself, so each copy gets a new one, through whatever now routes to the primary.
+ * A timeout is never re-sent: the statement may still be running. Past the bound the last failure goes to the caller
+ * (a 503 with Retry-After). Counted in {@code orderflow_db_resent_total{kind}}.
+ */
+@ApplicationScoped
+public class ResendPolicy {
+
+    /** SQLSTATEs after which the connection is gone: connection exceptions, admin or crash shutdown. */
+    private static final Set<String> CONNECTION_LOST = Set.of("57P01", "57P02", "57P03");
+    /** The statement reached a read-only server (a standby still behind the proxy): it did nothing. */
+    private static final String READ_ONLY = "25006";
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    /** Reports the moment the unit's work was handed a connection (from then on the statement may reach the server). */
+    public interface Attempt<T> {
+        Uni<T> send(Runnable reachedDatabase);
+    }
+
+    private final Duration within;
+    private final Map<Resend, Counter> resent = new EnumMap<>(Resend.class);
+
+    public ResendPolicy(DbConfig config, MeterRegistry registry) {
+        this.within = config.resendWithin();
+        for (Resend kind : Resend.values()) {
+            resent.put(kind, Counter.builder("orderflow.db.resent")
+                    .description("Statements sent again after their connection broke, by why that was safe")
+                    .tag("kind", kind.name().toLowerCase(Locale.ROOT)).register(registry));
+        }
+    }
+
+    /** Runs {@code attempt}, and again while the failure allows it and the bound is not reached. */
+    public <T> Uni<T> send(Resend kind, Attempt<T> attempt) {
+        long deadline = System.nanoTime() + within.toNanos();
+        return copy(kind, attempt, deadline, 1, false, Vertx.currentContext());
+    }
+
+    private <T> Uni<T> copy(Resend kind, Attempt<T> attempt, long deadline, int n, boolean earlierLost,
+            Context context) {
+        AtomicBoolean reached = new AtomicBoolean();
+        return Uni.createFrom().deferred(() -> attempt.send(() -> reached.set(true))).onFailure()
+                .recoverWithUni(failure -> {
+                    Throwable cause = ProblemMapper.unwrap(failure);
+                    if (earlierLost && kind == Resend.KEYED && UNIQUE_VIOLATION.equals(ProblemMapper.sqlState(cause))) {
+                        return Uni.createFrom().failure(new Resend.FirstCopyCommitted(cause));
+                    }
+                    Verdict verdict = verdict(kind, reached.get(), cause);
+                    Duration pause = pause(n);
+                    if (verdict == Verdict.GIVE_UP || System.nanoTime() + pause.toNanos() > deadline) {
+                        return Uni.createFrom().failure(failure);
+                    }
+                    resent.get(kind).increment();
+                    boolean lost = earlierLost || verdict == Verdict.RESEND_OUTCOME_UNKNOWN;
+                    return after(pause, context).chain(() -> copy(kind, attempt, deadline, n + 1, lost, context));
+                });
+    }
+
+    enum Verdict {
+        GIVE_UP, RESEND_NOTHING_DONE, RESEND_OUTCOME_UNKNOWN
+    }
+
+    /** What a failure allows for a unit of {@code kind} that did or did not get as far as a connection. */
+    static Verdict verdict(Resend kind, boolean reachedDatabase, Throwable failure) {
+        if (READ_ONLY.equals(ProblemMapper.sqlState(failure))) {
+            return Verdict.RESEND_NOTHING_DONE;
+        }
+        if (!connectionLost(failure)) {
+            return Verdict.GIVE_UP;
+        }
+        if (!reachedDatabase) {
+            return Verdict.RESEND_NOTHING_DONE;
+        }
+        return kind == Resend.WHEN_NOTHING_DONE ? Verdict.GIVE_UP : Verdict.RESEND_OUTCOME_UNKNOWN;
+    }
+
+    /** The connection broke or could not be made (a timeout is not: the statement may still run). */
+    static boolean connectionLost(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String state = ProblemMapper.sqlState(t);
+            if (state != null) {
+                return state.startsWith("08") || CONNECTION_LOST.contains(state);
+            }
+            if (t instanceof io.vertx.sqlclient.ClosedConnectionException || t instanceof ConnectException
+                    || (t instanceof IOException && !(t instanceof java.io.InterruptedIOException))) {
+                return true;
+            }
+            if (t instanceof io.vertx.core.VertxException && t.getMessage() != null
+                    && t.getMessage().toLowerCase(Locale.ROOT).contains("connection")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** 50 ms, doubling, at most 500 ms: the first copy goes at once, the window of a switchover is seconds. */
+    static Duration pause(int n) {
+        return Duration.ofMillis(Math.min(500, 25L << Math.min(n, 5)));
+    }
+
+    /** A pause that resumes on the caller's Vert.x context (Hibernate Reactive runs only there). */
+    private static Uni<Void> after(Duration pause, Context context) {
+        if (context == null) {
+            return Uni.createFrom().voidItem().onItem().delayIt().by(pause);
+        }
+        return Uni.createFrom().emitter(emitter -> context.owner().setTimer(pause.toMillis(),
+                id -> context.runOnContext(ignored -> emitter.complete(null))));
+    }
+}
