@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
+import io.orderflow.common.Resend;
 import io.orderflow.common.problem.ProblemException;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
@@ -138,7 +139,8 @@ public class GroupCommit {
     }
 
     private Uni<Map<UUID, Object[]>> run(TransitionBatchSql.Statement statement, List<Row> batch) {
-        return db.run(session -> {
+        // each row's compare-and-set is its own, so the batch is re-sent on a broken connection like a single one
+        return db.run(Resend.GUARDED, session -> {
             var query = session.createNativeQuery(statement.sql(),
                     session.getResultSetMapping(Object[].class, OrderEntity.TRANSITION_BATCH_OUTCOME));
             for (TransitionBatchSql.Column column : statement.columns()) {
