@@ -48,6 +48,7 @@ public class PaymentCallbacks {
     private final IdempotencyGate gate;
     private final OrderService orders;
     private final PaymentAttempts attempts;
+    private final PaymentCaptures captures;
     private final ProviderCommands commands;
     private final Anomalies anomalies;
     private final ProblemMapper problems;
@@ -55,13 +56,14 @@ public class PaymentCallbacks {
     private final Times times;
 
     public PaymentCallbacks(PaymentProviders providers, IdempotencyGate gate, OrderService orders,
-            PaymentAttempts attempts, ProviderCommands commands, Anomalies anomalies, ProblemMapper problems,
-            MeterRegistry registry, Times times) {
+            PaymentAttempts attempts, PaymentCaptures captures, ProviderCommands commands, Anomalies anomalies,
+            ProblemMapper problems, MeterRegistry registry, Times times) {
         this.commands = commands;
         this.providers = providers;
         this.gate = gate;
         this.orders = orders;
         this.attempts = attempts;
+        this.captures = captures;
         this.anomalies = anomalies;
         this.problems = problems;
         this.registry = registry;
@@ -188,7 +190,7 @@ public class PaymentCallbacks {
                         notification, report, match, (AmountMismatchException) failure))
                 .onFailure(NotConcernedException.class).recoverWithUni(failure -> notConcerned(provider,
                         notification, report, match, ((NotConcernedException) failure).order()))
-                .onFailure(PaymentCallbacks::isCaptureTaken).recoverWithUni(() -> attempts.captureOwner(name,
+                .onFailure(PaymentCallbacks::isCaptureTaken).recoverWithUni(() -> captures.owner(name,
                         report.transactionId()).chain(owner -> txnReused(provider, notification, report, match,
                                 owner)));
     }
@@ -215,7 +217,7 @@ public class PaymentCallbacks {
      */
     private Uni<Reply> otherCapture(PaymentProvider provider, Notification notification, Report report,
             Order order) {
-        return attempts.refundCapture(provider.name(), report.transactionId(), order.id(), report.amount(),
+        return captures.refund(provider.name(), report.transactionId(), order.id(), report.amount(),
                 report.currency(), times.now()).chain(refund -> switch (refund) {
                     case REFUNDED -> Uni.createFrom().item(acknowledge(provider, notification, "other-capture", order));
                     case AMOUNT_MISMATCH -> decided(provider, notification, report, order.id(),
@@ -267,9 +269,9 @@ public class PaymentCallbacks {
             Order order, Reply reply) {
         UUID attempt = match.attemptId() != null ? match.attemptId()
                 : order.payment() == null ? null : order.payment().attemptId();
-        return attempts.recordDoubleCapture(attempt, order.id(), provider.name(), report.transactionId(),
+        return captures.recordDoubleCapture(attempt, order.id(), provider.name(), report.transactionId(),
                         report.amount(), report.currency(), times.now())
-                .chain(() -> attempts.captureOwner(provider.name(), report.transactionId()))
+                .chain(() -> captures.owner(provider.name(), report.transactionId()))
                 .chain(owner -> owner != null && !owner.equals(order.id())
                         ? txnReused(provider, notification, report, match, owner)
                         : anomalies.record(provider.name(), notification.id(), order.id(), report.transactionId(),

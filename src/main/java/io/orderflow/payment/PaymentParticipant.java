@@ -148,7 +148,7 @@ public class PaymentParticipant implements TransitionParticipant {
         // the order's own payment member already names the provider and the attempt: the answer only grows (and is
         // kept out of every store) when there is something for the shopper's front end, a credential
         boolean forFrontEnd = session != null && session.customerAction() != null;
-        return new Participation(PaymentAttempts.started(attemptId, provider.name(), reference, now), changes,
+        return new Participation(PaymentWrites.started(attemptId, provider.name(), reference, now), changes,
                 forFrontEnd ? Map.of("payment", payment) : Map.of(),
                 moved -> moved ? cancelReplaced(attemptId) : abandon(attemptId, provider, reference));
     }
@@ -204,10 +204,10 @@ public class PaymentParticipant implements TransitionParticipant {
     private static List<io.orderflow.common.SameStatementWrite> reportWrites(TransitionCommand command,
             EventDetails.ProviderReport report, Instant now) {
         return switch (command.event()) {
-            case PAYMENT_SUCCEEDED -> PaymentAttempts.captured(report.attemptId(), report.provider(),
+            case PAYMENT_SUCCEEDED -> PaymentWrites.captured(report.attemptId(), report.provider(),
                     report.providerTxnId(), report.amount(), report.currency(), now);
-            case PAYMENT_FAILED -> List.of(PaymentAttempts.failed(report.attemptId(), now));
-            case REFUND_SUCCEEDED -> List.of(PaymentAttempts.refunded(report.provider(), report.providerTxnId(), now));
+            case PAYMENT_FAILED -> List.of(PaymentWrites.failed(report.attemptId(), now));
+            case REFUND_SUCCEEDED -> List.of(PaymentWrites.refunded(report.provider(), report.providerTxnId(), now));
             default -> List.of();
         };
     }

@@ -7,7 +7,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.hibernate.reactive.mutiny.Mutiny;
 
@@ -42,22 +41,12 @@ public class ProviderCommands {
      * a capture that arrived after a cancel). Rides in the transition's statement; once per capture.
      */
     public static SameStatementWrite refundOwedBy(Instant at) {
-        return new SameStatementWrite() {
-            @Override
-            public String sql(String rows) {
-                return INSERT + " select gen_random_uuid(), 'REFUND', r.id, r.payment_provider, a.reference,"
-                        + " r.payment_txn_id, r.amount, r.currency, 'PENDING', 0, cast(:o_at as timestamptz),"
-                        + " cast(:o_at as timestamptz), cast(:o_at as timestamptz) from " + rows + " r"
-                        + " left join payment_attempts a on a.id = r.payment_attempt_id"
-                        + " where r.status = 'REFUND_PENDING' and r.payment_txn_id is not null"
-                        + " on conflict (kind, provider, capture_txn_id) do nothing";
-            }
-
-            @Override
-            public Map<String, Object> parameters() {
-                return Map.of("o_at", at);
-            }
-        };
+        return SameStatementSql.of(INSERT + " select gen_random_uuid(), 'REFUND', r.id, r.payment_provider,"
+                + " a.reference, r.payment_txn_id, r.amount, r.currency, 'PENDING', 0, cast(:o_at as timestamptz),"
+                + " cast(:o_at as timestamptz), cast(:o_at as timestamptz) from %s r"
+                + " left join payment_attempts a on a.id = r.payment_attempt_id"
+                + " where r.status = 'REFUND_PENDING' and r.payment_txn_id is not null"
+                + " on conflict (kind, provider, capture_txn_id) do nothing", "o_at", at);
     }
 
     /** The refund owed for a double capture, in the statement that records the capture. */
