@@ -119,7 +119,7 @@ public class Reconciler {
 
     /** What a run says about one payment: its reference, and the ack and outcome the callback path gave. */
     private static String said(String reference, io.orderflow.common.Reply reply) {
-        return reference + " " + reply.status() + " " + reply.headers().get(PaymentCallbacks.OUTCOME_HEADER);
+        return reference + " " + reply.status() + " " + reply.headers().get(Acknowledgements.OUTCOME_HEADER);
     }
 
     /** A refund the provider reports done, as its notification would have said it; null while it is not. */
