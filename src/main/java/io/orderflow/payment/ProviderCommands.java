@@ -22,6 +22,11 @@ public class ProviderCommands {
     /** A refund the service owes: capture {@code captureTxnId} of the attempt whose reference is given. */
     public record Refund(UUID id, UUID orderId, String provider, String paymentReference, String captureTxnId,
             long amount, String currency, String state, int tries, String refundId, Instant createdAt) {
+
+        /** What the provider is asked to do, or asked about, for this command. */
+        public RefundRequest request() {
+            return new RefundRequest(id, paymentReference, captureTxnId, amount, currency, refundId);
+        }
     }
 
     private static final String RECORD_REFUND = "insert into provider_refunds (provider, refund_id, command_id,"
