@@ -28,7 +28,8 @@
  * turns it into the order's transition. What moves no order is decided by
  * {@link io.orderflow.payment.AnomalousReports} (recorded as an anomaly) and {@link io.orderflow.payment.OtherPayments}
  * (a stale attempt, a double capture, a refund of another capture). {@link io.orderflow.payment.Acknowledgements}
- * answers every decided outcome with the provider's 2xx, and only a transient failure with a 5xx.</li>
+ * answers every decided outcome with the provider's 2xx and a failure with its refusal, a 5xx only when the failure
+ * is transient.</li>
  * <li>Money owed back: a refund owed is a durable command ({@link io.orderflow.payment.ProviderCommands}) written in
  * the statement of the decision that owes it; {@link io.orderflow.payment.RefundWorker} sends it with the command's
  * own idempotency key.</li>
