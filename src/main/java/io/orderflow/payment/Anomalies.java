@@ -45,6 +45,7 @@ public class Anomalies {
 
     /** Oldest first, {@code limit} at a time after the anomaly with id {@code after}. */
     public Uni<List<PaymentAnomaly>> page(long after, int limit) {
-        return db.run(session -> session.createNamedQuery(PaymentAnomaly.PAGE, PaymentAnomaly.class).setParameter("after", after).setMaxResults(limit).getResultList());
+        return db.run(session -> session.createNamedQuery(PaymentAnomaly.PAGE, PaymentAnomaly.class)
+                .setParameter("after", after).setMaxResults(limit).getResultList());
     }
 }

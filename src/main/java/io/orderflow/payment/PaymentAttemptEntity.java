@@ -12,7 +12,7 @@ import org.hibernate.type.SqlTypes;
 
 /**
  * A row of {@code payment_attempts} (V10, V21), as Hibernate reads it. The rows are written by the statements that
- * move orders ({@link PaymentAttempts}); {@link PaymentAttempt} is its value form.
+ * move orders ({@link PaymentWrites}); {@link PaymentAttempt} is its value form.
  */
 @Entity
 @Table(name = "payment_attempts")

@@ -14,7 +14,7 @@ import org.hibernate.type.SqlTypes;
 
 /**
  * A row of {@code payment_captures} (V10): money a provider captured, one row per provider transaction. Written by
- * the statements that move orders and record double captures ({@link PaymentAttempts}); read here.
+ * the statements that move orders ({@link PaymentWrites}) and by {@link PaymentCaptures}, which reads it.
  */
 @Entity
 @Table(name = "payment_captures")

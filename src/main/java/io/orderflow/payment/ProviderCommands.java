@@ -7,7 +7,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.hibernate.reactive.mutiny.Mutiny;
 
@@ -23,6 +22,11 @@ public class ProviderCommands {
     /** A refund the service owes: capture {@code captureTxnId} of the attempt whose reference is given. */
     public record Refund(UUID id, UUID orderId, String provider, String paymentReference, String captureTxnId,
             long amount, String currency, String state, int tries, String refundId, Instant createdAt) {
+
+        /** What the provider is asked to do, or asked about, for this command. */
+        public RefundRequest request() {
+            return new RefundRequest(id, paymentReference, captureTxnId, amount, currency, refundId);
+        }
     }
 
     private static final String RECORD_REFUND = "insert into provider_refunds (provider, refund_id, command_id,"
@@ -42,22 +46,12 @@ public class ProviderCommands {
      * a capture that arrived after a cancel). Rides in the transition's statement; once per capture.
      */
     public static SameStatementWrite refundOwedBy(Instant at) {
-        return new SameStatementWrite() {
-            @Override
-            public String sql(String rows) {
-                return INSERT + " select gen_random_uuid(), 'REFUND', r.id, r.payment_provider, a.reference,"
-                        + " r.payment_txn_id, r.amount, r.currency, 'PENDING', 0, cast(:o_at as timestamptz),"
-                        + " cast(:o_at as timestamptz), cast(:o_at as timestamptz) from " + rows + " r"
-                        + " left join payment_attempts a on a.id = r.payment_attempt_id"
-                        + " where r.status = 'REFUND_PENDING' and r.payment_txn_id is not null"
-                        + " on conflict (kind, provider, capture_txn_id) do nothing";
-            }
-
-            @Override
-            public Map<String, Object> parameters() {
-                return Map.of("o_at", at);
-            }
-        };
+        return SameStatementSql.of(INSERT + " select gen_random_uuid(), 'REFUND', r.id, r.payment_provider,"
+                + " a.reference, r.payment_txn_id, r.amount, r.currency, 'PENDING', 0, cast(:o_at as timestamptz),"
+                + " cast(:o_at as timestamptz), cast(:o_at as timestamptz) from %s r"
+                + " left join payment_attempts a on a.id = r.payment_attempt_id"
+                + " where r.status = 'REFUND_PENDING' and r.payment_txn_id is not null"
+                + " on conflict (kind, provider, capture_txn_id) do nothing", "o_at", at);
     }
 
     /** The refund owed for a double capture, in the statement that records the capture. */

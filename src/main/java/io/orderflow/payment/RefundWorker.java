@@ -64,8 +64,7 @@ public class RefundWorker {
         if (provider == null) {
             return commands.settle(refund.id(), "FAILED", null, "provider not offered", null, now);
         }
-        RefundRequest request = new RefundRequest(refund.id(), refund.paymentReference(), refund.captureTxnId(),
-                refund.amount(), refund.currency(), refund.refundId());
+        RefundRequest request = refund.request();
         boolean pastWindow = refund.tries() > 1 && refund.createdAt() != null
                 && refund.createdAt().isBefore(now.minus(config.providerKeyWindow()));
         Uni<ProviderOutcome<RefundState>> call = pastWindow

@@ -100,7 +100,7 @@ class ProviderRedeliveryTest extends SandboxedProviderTest {
             assertTrue(answers.subList(0, answers.size() - 1).stream().allMatch(a -> a.statusCode() == 503),
                     "non-2xx answers other than an in-flight 503: " + answers.stream().map(Response::statusCode)
                             .toList());
-            if ("applied".equals(last.header(PaymentCallbacks.OUTCOME_HEADER))
+            if ("applied".equals(last.header(Acknowledgements.OUTCOME_HEADER))
                     && !"true".equals(last.header("Idempotent-Replayed"))) {
                 applied++;
             }

@@ -1,0 +1,61 @@
+package io.orderflow.payment;
+
+/**
+ * What a provider's answer to the janitor's question means, as the notification the provider would have sent: so
+ * that it is applied through the callbacks' own path and dedup. Null where it settles nothing.
+ */
+final class QueryAnswers {
+
+    /** The query itself was refused: nothing is known about the payment. */
+    static final String QUERY_DECLINED = "query-declined";
+
+    private QueryAnswers() {
+    }
+
+    /** What the provider's answer means as a notification; null when it settles nothing (still pending, unknown). */
+    static Notification payment(PaymentAttempt attempt, ProviderOutcome<PaymentState> outcome) {
+        Notification.Subject subject = new Notification.ByReference(attempt.reference());
+        PaymentState state = outcome.value();
+        String id = "reconcile:" + attempt.reference() + ":" + outcome.status().name().toLowerCase();
+        if (outcome.is(ProviderOutcome.Status.PROCESSED) && state != null && state.transactionId() != null
+                && state.amount() != null && state.currency() != null) {
+            return new Notification.PaymentSucceeded(id, "reconciliation", subject, state.transactionId(),
+                    state.amount(), state.currency());
+        }
+        if (isReportedFailure(outcome)) {
+            return new Notification.PaymentFailed(id, "reconciliation", subject, state.transactionId(), null, null,
+                    state.reason());
+        }
+        return null;
+    }
+
+    /** A refund the provider reports done, as its notification would have said it; null while it is not. */
+    static Notification refund(ProviderCommands.Refund refund, ProviderOutcome<RefundState> outcome) {
+        if (!outcome.is(ProviderOutcome.Status.PROCESSED) || refund.paymentReference() == null) {
+            return null;
+        }
+        RefundState state = outcome.value();
+        String refundId = state != null && state.refundId() != null ? state.refundId() : refund.refundId();
+        return new Notification.RefundSucceeded("reconcile:refund:" + refund.id(), "reconciliation",
+                new Notification.ByReference(refund.paymentReference()), refundId, refund.captureTxnId(),
+                refund.amount(), refund.currency());
+    }
+
+    /**
+     * A payment the provider reports failed for good (Stripe: canceled, or a last payment error; WeChat Pay: CLOSED,
+     * REVOKED, PAYERROR): an ERROR that carries the payment's state. An ERROR without one is the provider refusing
+     * the query itself (Stripe 401, 404 resource_missing; WeChat SIGN_ERROR), which says nothing about the payment.
+     */
+    static boolean isReportedFailure(ProviderOutcome<PaymentState> outcome) {
+        return outcome.is(ProviderOutcome.Status.ERROR) && outcome.value() != null && outcome.value().reason() != null;
+    }
+
+    /** Why a query settled nothing: still pending, the query refused, or no answer (timeout, circuit open). */
+    static String unsettled(ProviderOutcome<PaymentState> outcome) {
+        return switch (outcome.status()) {
+            case ERROR -> QUERY_DECLINED;
+            case PROCESSED, PENDING -> "pending";
+            case CANCELED, UNDEFINED -> "no-answer";
+        };
+    }
+}

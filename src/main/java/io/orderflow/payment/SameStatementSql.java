@@ -1,0 +1,33 @@
+package io.orderflow.payment;
+
+import io.orderflow.common.SameStatementWrite;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Builds the payment module's {@link SameStatementWrite}s: SQL that names the moved rows with {@code %s}. */
+final class SameStatementSql {
+
+    private SameStatementSql() {
+    }
+
+    /** A write whose SQL names the moved rows with {@code %s}; parameters as name, value pairs. */
+    static SameStatementWrite of(String sql, Object... pairs) {
+        Map<String, Object> params = new HashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            params.put((String) pairs[i], pairs[i + 1]);
+        }
+        Map<String, Object> frozen = Collections.unmodifiableMap(params);
+        return new SameStatementWrite() {
+            @Override
+            public String sql(String rows) {
+                return sql.formatted(rows);
+            }
+
+            @Override
+            public Map<String, Object> parameters() {
+                return frozen;
+            }
+        };
+    }
+}
