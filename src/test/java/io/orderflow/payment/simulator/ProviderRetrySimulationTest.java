@@ -108,6 +108,8 @@ class ProviderRetrySimulationTest {
         assertEquals(List.of(), report.unacknowledged(), "events answered other than 2xx (or an in-flight 503"
                 + " then 2xx): " + report.statuses());
         assertEquals(report.non2xx(), report.retried503(), "every non-2xx answer was an in-flight 503 re-sent");
+        assertEquals(List.of(), report.undocumented().stream().distinct().limit(5).toList(),
+                "every delivery and its answer as openapi.yaml says");
         List<String> ids = charges.stream().map(ProviderRetrySimulator.Charge::orderId).toList();
         for (ProviderRetrySimulator.Charge charge : charges) {
             assertEquals(1, Sql.historyCount(charge.orderId(), "PAYMENT_SUCCEEDED"), charge.orderId());

@@ -86,7 +86,7 @@ public final class ProviderRetrySimulator {
      * @param rounds per event, the answers of each delivery round (two answers when the round was sent twice)
      */
     public record Report(String provider, int payments, int deliveries, Map<Integer, Integer> statuses,
-            int acksDropped, Map<String, List<List<Integer>>> rounds, Duration took) {
+            int acksDropped, Map<String, List<List<Integer>>> rounds, Duration took, List<String> undocumented) {
 
         /** Answers that were not 2xx. */
         public int non2xx() {
@@ -146,6 +146,8 @@ public final class ProviderRetrySimulator {
     private final Random random;
     private final ScheduledExecutorService timer = Executors.newScheduledThreadPool(4);
     private final Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+    /** Exchanges that were not as openapi.yaml says, with the contract's verdict. */
+    private final List<String> undocumented = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Map<String, List<List<Integer>>> rounds = new ConcurrentHashMap<>();
     private final AtomicInteger deliveries = new AtomicInteger();
     private final AtomicInteger acksDropped = new AtomicInteger();
@@ -176,7 +178,7 @@ public final class ProviderRetrySimulator {
         Map<Integer, Integer> histogram = new TreeMap<>();
         statuses.forEach((status, n) -> histogram.put(status, n.get()));
         return new Report(provider.name(), charges.size(), deliveries.get(), histogram, acksDropped.get(),
-                Map.copyOf(rounds), Duration.between(start, Instant.now()));
+                Map.copyOf(rounds), Duration.between(start, Instant.now()), List.copyOf(undocumented));
     }
 
     /** Delivers on the schedule until every copy of a round is answered 2xx and heard, or the schedule ends. */
@@ -225,8 +227,16 @@ public final class ProviderRetrySimulator {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
         provider.headers(body, Instant.now().getEpochSecond()).forEach(request::header);
         deliveries.incrementAndGet();
-        return http.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding())
+        HttpRequest sent = request.build();
+        return http.sendAsync(sent, HttpResponse.BodyHandlers.ofByteArray())
                 .handle((response, failure) -> {
+                    if (response != null) {
+                        try {
+                            io.orderflow.support.Contract.asDocumented(sent, body, response);
+                        } catch (AssertionError notAsDocumented) {
+                            undocumented.add(notAsDocumented.getMessage());
+                        }
+                    }
                     int status = failure == null ? response.statusCode() : 599; // no answer at all
                     statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
                     return status;
