@@ -2,6 +2,7 @@ package io.orderflow.payment;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
+import io.orderflow.common.Resend;
 import io.orderflow.common.Times;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -45,7 +46,7 @@ public class Anomalies {
 
     /** Oldest first, {@code limit} at a time after the anomaly with id {@code after}. */
     public Uni<List<PaymentAnomaly>> page(long after, int limit) {
-        return db.run(session -> session.createNamedQuery(PaymentAnomaly.PAGE, PaymentAnomaly.class)
+        return db.run(Resend.READ, session -> session.createNamedQuery(PaymentAnomaly.PAGE, PaymentAnomaly.class)
                 .setParameter("after", after).setMaxResults(limit).getResultList());
     }
 }

@@ -1,6 +1,7 @@
 package io.orderflow.payment;
 
 import io.orderflow.common.Db;
+import io.orderflow.common.Resend;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -22,7 +23,7 @@ public class PaymentCaptures {
 
     /** The order a capture already belongs to; null when the provider's transaction id is new. */
     public Uni<UUID> owner(String provider, String txnId) {
-        return db.run(session -> session.get(PaymentCaptureEntity.class,
+        return db.run(Resend.READ, session -> session.get(PaymentCaptureEntity.class,
                 new PaymentCaptureEntity.Key(provider, txnId))).map(c -> c == null ? null : c.orderId);
     }
 

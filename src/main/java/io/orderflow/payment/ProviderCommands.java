@@ -1,6 +1,7 @@
 package io.orderflow.payment;
 
 import io.orderflow.common.Db;
+import io.orderflow.common.Resend;
 import io.orderflow.common.SameStatementWrite;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -125,7 +126,8 @@ public class ProviderCommands {
 
     /** The refunds owed for an order's captures (tests and operators). */
     public Uni<List<Refund>> ofOrder(UUID orderId) {
-        return db.run(session -> session.createNamedQuery(ProviderCommandEntity.OF_ORDER, ProviderCommandEntity.class)
+        return db.run(Resend.READ,
+                session -> session.createNamedQuery(ProviderCommandEntity.OF_ORDER, ProviderCommandEntity.class)
                 .setParameter("order", orderId).getResultList())
                 .map(rows -> rows.stream().map(ProviderCommandEntity::toRefund).toList());
     }
