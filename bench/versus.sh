@@ -41,6 +41,7 @@ PGBENCH_SECONDS=${VERSUS_PGBENCH_SECONDS:-15}
 POOL=20                       # quarkus.datasource.reactive.max-size; the peer's Hikari pool is 20 too
 # orderflow as shipped: the Dockerfile's JAVA_OPTS under the pod's 768 MiB limit (k8s/base), which MaxRAM emulates
 SHIPPED_FLAGS=${VERSUS_JAVA_OPTS:-"-XX:MaxRAM=768m $(sed -n 's/^ENV JAVA_OPTS="\(.*\)"$/\1/p' "$ROOT/Dockerfile")"}
+SHIPPED_ENV="MALLOC_ARENA_MAX=$(sed -n 's/^ENV MALLOC_ARENA_MAX=//p' "$ROOT/Dockerfile")"
 BEFORE=""
 MEMORY=false
 while [ $# -gt 0 ]; do
@@ -127,7 +128,7 @@ start_orderflow() { # start_orderflow DIR PORT DB NAME ENV FLAGS
       PAYMENTS_PROVIDERS_MOCKPAY_SECRETS=whsec_dev_mockpay_not_a_secret \
       MP_JWT_VERIFY_PUBLICKEY_LOCATION=dev/publicKey.pem \
       MP_JWT_VERIFY_ISSUER=https://orderflow.dev/dev-issuer \
-      MALLOC_ARENA_MAX=2 $extra_env \
+      $extra_env \
       java $flags -jar "$dir/target/quarkus-app/quarkus-run.jar") > "$OUT/$name.log" 2>&1 &
   PID=$!
 }
@@ -183,7 +184,7 @@ prepare_orders() {
   fresh_db "$TEMPLATE"
   mkdir -p "$IDS"
   log "preparing $ORDERS orders through the API and seeding $SHIP_ORDERS PAID ones (database $TEMPLATE)"
-  start_orderflow "$ROOT" "$port" "$TEMPLATE" prepare "" "$SHIPPED_FLAGS"
+  start_orderflow "$ROOT" "$port" "$TEMPLATE" prepare "$SHIPPED_ENV" "$SHIPPED_FLAGS"
   await_ready prepare "$port"
   env SECRET=whsec_dev_mockpay_not_a_secret JWT_KEY="$ROOT/dev/jwt/privateKey.pem" \
       JWT_ISSUER=https://orderflow.dev/dev-issuer \
@@ -279,15 +280,17 @@ contest_orderflow() { # contest_orderflow NAME DIR "ENV" "FLAGS"
 
 contest_peer
 prepare_orders
-contest_orderflow orderflow "$ROOT" "" "$SHIPPED_FLAGS"
-contest_orderflow orderflow-group-commit-off "$ROOT" "ORDERS_GROUP_COMMIT_ENABLED=false" "$SHIPPED_FLAGS"
-[ -z "$BEFORE_DIR" ] || contest_orderflow before "$BEFORE_DIR" "" "$SHIPPED_FLAGS"
+contest_orderflow orderflow "$ROOT" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
+contest_orderflow orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false" "$SHIPPED_FLAGS"
+[ -z "$BEFORE_DIR" ] || contest_orderflow before "$BEFORE_DIR" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
 if $MEMORY; then
   # the memory search: the shipped flags' neighbours, lowest heap first (docs/benchmarks.md says which won)
   contest_orderflow mem-default "$ROOT" "" "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75"
-  contest_orderflow mem-xmx96 "$ROOT" "" "-XX:MaxRAM=768m -Xmx96m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
-  contest_orderflow mem-xmx128 "$ROOT" "" "-XX:MaxRAM=768m -Xmx128m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
-  contest_orderflow mem-xmx192 "$ROOT" "" "-XX:MaxRAM=768m -Xmx192m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
+  contest_orderflow mem-no-arena-cap "$ROOT" "" "$SHIPPED_FLAGS"
+  contest_orderflow mem-xmx96 "$ROOT" "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx96m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
+  contest_orderflow mem-xmx128 "$ROOT" "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx128m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
+  contest_orderflow mem-xmx192 "$ROOT" "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx192m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
+  contest_orderflow mem-xmx160-g1 "$ROOT" "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx160m -XX:+UseG1GC -XX:ReservedCodeCacheSize=64m -Xss512k"
 fi
 
 # the batch size the service reached on ship, for the group-commit anchor

@@ -137,7 +137,8 @@ def main(out):
     if rss:
         best = {key: max((figures[n].get(key, {}).get("rps", 0) for n in contestants), default=0)
                 for key, _, _ in SCENARIOS}
-        print("\n| process | JVM flags | RSS after its run | peak RSS | every scenario within 5% of its best |")
+        print("\n| process | JVM flags (and environment) | RSS after its run | peak RSS | every scenario within 5% of its"
+              " best |")
         print("|---|---|---|---|---|")
         for name, rss_kb, hwm_kb in rss:
             within = "–"
@@ -145,7 +146,10 @@ def main(out):
                 worst = min(figures[name][k]["rps"] / best[k] for k, _, _ in SCENARIOS if k in figures[name]
                             and best[k])
                 within = f"{'yes' if worst >= 0.95 else 'no'} (worst {worst * 100:.0f}%)"
-            print(f"| {name} | {flags.get(name, ('', 'its defaults'))[1]} | {int(rss_kb) // 1024} MB |"
+            env_, jvm = flags.get(name, ("", "its defaults"))
+            env_ = " ".join(v for v in env_.split() if not v.startswith("ORDERS_"))
+            print(f"| {name} | {jvm.replace(' -Djava.util.logging.manager=org.jboss.logmanager.LogManager', '')}"
+                  f"{f' ({env_})' if env_ else ''} | {int(rss_kb) // 1024} MB |"
                   f" {int(hwm_kb) // 1024} MB | {within} |")
 
 
