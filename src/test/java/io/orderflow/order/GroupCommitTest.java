@@ -152,6 +152,22 @@ class GroupCommitTest {
         assertEquals(List.of(), Sql.violations(paid));
     }
 
+    @Test
+    void shouldCarryEveryCharacterOfARowsValuesIntoTheBatchUnchanged() {
+        List<String> trackingNumbers = List.of("TN \"quoted\"", "TN\\back\\slash", "TN,comma", "TN {braces}",
+                "NULL", "TN ünïcödé 运单");
+        List<String> paid = trackingNumbers.stream().map(t -> paidOrder()).toList();
+        List<Response> answers = whileTheSlotIsHeld(false, paid.size(), paid.size(), i -> post(paid.get(i), "ship",
+                Map.of("carrier", "DHL " + i, "trackingNumber", trackingNumbers.get(i))));
+        for (int i = 0; i < paid.size(); i++) {
+            answers.get(i).then().statusCode(200);
+            assertEquals(trackingNumbers.get(i), answers.get(i).path("shipment.trackingNumber"));
+            assertEquals(trackingNumbers.get(i),
+                    Sql.string("select tracking_number from orders where id = ?::uuid", paid.get(i)));
+            assertEquals("DHL " + i, Sql.string("select carrier from orders where id = ?::uuid", paid.get(i)));
+        }
+    }
+
     /**
      * Holds the batch slot of SHIP (keyed or keyless: their statements differ, and so do their batches) with a SHIP
      * blocked on a row lock, sends {@code n} requests, waits until {@code queued} of them wait for their batch,

@@ -147,12 +147,11 @@ public class GroupCommit {
             var query = session.createNativeQuery(statement.sql(),
                     session.getResultSetMapping(Object[].class, OrderEntity.TRANSITION_BATCH_OUTCOME));
             for (TransitionBatchSql.Column column : statement.columns()) {
-                String[] values = new String[batch.size()];
-                for (int i = 0; i < values.length; i++) {
-                    Object value = batch.get(i).values().get(column.name());
-                    values[i] = value == null ? null : value.toString();
+                List<Object> values = new ArrayList<>(batch.size());
+                for (Row row : batch) {
+                    values.add(row.values().get(column.name()));
                 }
-                query.setParameter("b_" + column.name(), values);
+                query.setParameter("b_" + column.name(), TransitionBatchSql.arrayLiteral(values));
             }
             query.setParameter("event", statement.event());
             return query.getResultList();
