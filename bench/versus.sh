@@ -10,7 +10,8 @@
 # 3. one database of prepared orders for every orderflow contestant: the peer's loader makes VERSUS_ORDERS orders
 #    through the API (PAID, DUP_ORDERS of them shipped: the duplicate and GET scenarios' orders), and
 #    VERSUS_SHIP_ORDERS more PAID orders are seeded in SQL for the ship runs, which use each order once (as the
-#    anchor's are); each contestant starts on a fresh copy of it (createdb -T);
+#    anchor's are); each contestant starts on a fresh copy of it (createdb -T); with --before, the old build
+#    prepares a database of its own the same way (its schema is its own);
 # 4. each orderflow contestant, alone: "orderflow" as shipped (the container's JVM flags under its 768 MiB limit,
 #    group commit as configured), "orderflow-group-commit-off", with --before the old build, with --memory the JVM
 #    flag sets of the memory search; each driven by the peer's wrk scripts with the same settings; then ship at a
@@ -176,16 +177,15 @@ contest_peer() {
 }
 
 # --- the prepared orders every orderflow contestant starts from ---
-TEMPLATE=versus_template
-IDS=$OUT/orders
-prepare_orders() {
-  local port
+prepare_orders() { # prepare_orders DIR TEMPLATE IDS — through DIR's build, so the schema is its own
+  local dir=$1 port
+  TEMPLATE=$2 IDS=$3
   port=$(free_port)
   fresh_db "$TEMPLATE"
   mkdir -p "$IDS"
   log "preparing $ORDERS orders through the API and seeding $SHIP_ORDERS PAID ones (database $TEMPLATE)"
-  start_orderflow "$ROOT" "$port" "$TEMPLATE" prepare "$SHIPPED_ENV" "$SHIPPED_FLAGS"
-  await_ready prepare "$port"
+  start_orderflow "$dir" "$port" "$TEMPLATE" "prepare-$TEMPLATE" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
+  await_ready "prepare-$TEMPLATE" "$port"
   env SECRET=whsec_dev_mockpay_not_a_secret JWT_KEY="$ROOT/dev/jwt/privateKey.pem" \
       JWT_ISSUER=https://orderflow.dev/dev-issuer \
       python3 "$PEERS/bench/loader.py" "http://127.0.0.1:$port" "$IDS" "$ORDERS" "$DUP_ORDERS" | tee "$OUT/loader.txt"
@@ -201,9 +201,13 @@ vacuum analyze;
 checkpoint;
 SQL
   psql_on "$TEMPLATE" -Atc "select id from orders where customer_id = 'c-versus' order by id" > "$IDS/seeded_ids.txt"
-  # slices of the seeded orders: ship's warm-up, ship at saturation, the paced runs (each contestant has its own
-  # copy of the database, so every contestant uses the same slices)
-  split -n l/8 -d "$IDS/seeded_ids.txt" "$IDS/seeded-"
+  # slices of the seeded orders: ship's warm-up, ship at saturation (enough for 5,000/s), the paced runs (each
+  # contestant has its own copy of the database, so every contestant uses the same slices)
+  slice() { tail -n "+$(($2 + 1))" "$IDS/seeded_ids.txt" | head -n "$3" > "$IDS/$1"; }
+  slice ship-warmup 0 10000
+  slice ship 10000 80000
+  slice ship-low 90000 15000
+  slice ship-half 105000 45000
 }
 
 wrk_run() { # wrk_run SCENARIO IDS-FILE SECONDS CONNECTIONS RESULTS [DELAY_MS]
@@ -251,18 +255,18 @@ contest_orderflow() { # contest_orderflow NAME DIR "ENV" "FLAGS"
   printf '%s\t%s\t%s\n' "$NAME" "$3" "$4" >> "$OUT/contestants.tsv"
   start_orderflow "$2" "$port" "versus_${NAME//-/_}" "$NAME" "$3" "$4"
   await_ready "$NAME" "$port"
-  wrk_run ship "$IDS/seeded-00" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
+  wrk_run ship "$IDS/ship-warmup" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
   for s in dup_retry dup_newkey get; do
     wrk_run "$s" "$IDS/$([ "$s" = get ] && echo all || echo shipped)_ids.txt" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
   done
   curl -s "$BASE/q/metrics" | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$OUT/$NAME/batch-before.txt" || true
-  sleep 2; measure ship "$IDS/seeded-01"
+  sleep 2; measure ship "$IDS/ship"
   curl -s "$BASE/q/metrics" | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$OUT/$NAME/batch-after.txt" || true
   sleep 2; measure dup_retry "$IDS/shipped_ids.txt"
   sleep 2; measure dup_newkey "$IDS/shipped_ids.txt"
   sleep 2; measure get "$IDS/all_ids.txt"
-  sleep 2; paced low 10 "$IDS/seeded-02"
-  sleep 2; paced half 50 "$IDS/seeded-03"
+  sleep 2; paced low 10 "$IDS/ship-low"
+  sleep 2; paced half 50 "$IDS/ship-half"
   rss "$NAME"
   stop
   grep -c ' ERROR ' "$OUT/$NAME.log" > "$OUT/$NAME/errors.txt" || true
@@ -279,12 +283,14 @@ contest_orderflow() { # contest_orderflow NAME DIR "ENV" "FLAGS"
 } > "$OUT/environment.txt"
 
 contest_peer
-prepare_orders
+if [ -n "$BEFORE_DIR" ]; then
+  # the old build on orders it prepared itself, in its own schema
+  prepare_orders "$BEFORE_DIR" versus_template_before "$OUT/orders-before"
+  contest_orderflow before "$BEFORE_DIR" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
+fi
+prepare_orders "$ROOT" versus_template "$OUT/orders"
 contest_orderflow orderflow "$ROOT" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
 contest_orderflow orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false" "$SHIPPED_FLAGS"
-# the old build runs on the prepared database as migrated by the current one, ignoring the migrations it lacks
-[ -z "$BEFORE_DIR" ] || contest_orderflow before "$BEFORE_DIR" \
-    "$SHIPPED_ENV QUARKUS_FLYWAY_IGNORE_MIGRATION_PATTERNS=*:future" "$SHIPPED_FLAGS"
 if $MEMORY; then
   # the memory search: the shipped flags' neighbours, lowest heap first (docs/benchmarks.md says which won)
   contest_orderflow mem-default "$ROOT" "" "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75"
