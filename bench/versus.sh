@@ -203,7 +203,7 @@ SQL
   psql_on "$TEMPLATE" -Atc "select id from orders where customer_id = 'c-versus' order by id" > "$IDS/seeded_ids.txt"
   # slices of the seeded orders: ship's warm-up, ship at saturation (enough for 5,000/s), the paced runs (each
   # contestant has its own copy of the database, so every contestant uses the same slices)
-  slice() { tail -n "+$(($2 + 1))" "$IDS/seeded_ids.txt" | head -n "$3" > "$IDS/$1"; }
+  slice() { sed -n "$(($2 + 1)),$(($2 + $3))p" "$IDS/seeded_ids.txt" > "$IDS/$1"; }
   slice ship-warmup 0 10000
   slice ship 10000 80000
   slice ship-low 90000 15000

@@ -1,10 +1,23 @@
-package io.orderflow.payment;
+package io.orderflow.architecture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import io.orderflow.idempotency.IdempotencyKey;
+import io.orderflow.idempotency.SubmitToken;
+import io.orderflow.order.persistence.OrderEntity;
+import io.orderflow.order.persistence.TransitionEntity;
+import io.orderflow.payment.PaymentAnomaly;
+import io.orderflow.payment.PaymentAttemptEntity;
+import io.orderflow.payment.PaymentCaptureEntity;
+import io.orderflow.payment.ProviderCommandEntity;
+import io.orderflow.payment.ProviderRefundEntity;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import java.lang.reflect.Field;
@@ -15,25 +28,44 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.stream.Collectors;
+import org.hibernate.annotations.JdbcType;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The payment entities say what the Flyway schema says, column by column: Hibernate's schema validation checks the
- * types only, so a mapping that claims NOT NULL (or a length) the table does not have would pass it and mislead
- * every reader of the entity.
+ * Every entity says what the Flyway schema says, column by column: Hibernate's schema validation checks the types
+ * only, so a mapping that claims NOT NULL (or a length) the table does not have would pass it and mislead every
+ * reader of the entity.
  */
 @QuarkusTest
-class PaymentEntitiesTest {
+class EntityMappingsTest {
+
+    private static final Set<Class<?>> ENTITIES = Set.of(OrderEntity.class, TransitionEntity.class,
+            IdempotencyKey.class, SubmitToken.class, PaymentAttemptEntity.class, PaymentCaptureEntity.class,
+            ProviderCommandEntity.class, ProviderRefundEntity.class, PaymentAnomaly.class);
+
+    @Test
+    void shouldCheckEveryEntityThereIs() {
+        Set<String> found = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.orderflow").stream().filter(c -> c.isAnnotatedWith(Entity.class))
+                .map(JavaClass::getName).collect(Collectors.toSet());
+        assertEquals(found, ENTITIES.stream().map(Class::getName).collect(Collectors.toSet()));
+    }
 
     private static final Map<Class<?>, String> TYPES = Map.of(UUID.class, "uuid", String.class, "text",
             long.class, "bigint", Long.class, "bigint", int.class, "integer", Instant.class,
             "timestamp with time zone");
 
     @ParameterizedTest
-    @ValueSource(classes = { PaymentAttemptEntity.class, PaymentCaptureEntity.class, ProviderCommandEntity.class,
+    @ValueSource(classes = { OrderEntity.class, TransitionEntity.class, IdempotencyKey.class, SubmitToken.class,
+            PaymentAttemptEntity.class, PaymentCaptureEntity.class, ProviderCommandEntity.class,
             ProviderRefundEntity.class, PaymentAnomaly.class })
     void shouldMapEveryColumnOfItsTableWithTheTablesTypeNullabilityAndLength(Class<?> entity) throws SQLException {
         assertEquals(schema(entity.getAnnotation(Table.class).name()), mapping(entity));
@@ -49,8 +81,10 @@ class PaymentEntitiesTest {
             }
             Column column = field.getAnnotation(Column.class);
             String name = column != null && !column.name().isEmpty() ? column.name() : field.getName();
-            boolean fixedChar = field.isAnnotationPresent(org.hibernate.annotations.JdbcTypeCode.class);
-            String type = fixedChar ? "character(" + column.length() + ")" : TYPES.get(field.getType());
+            JdbcTypeCode code = field.getAnnotation(JdbcTypeCode.class);
+            String type = code != null && code.value() == SqlTypes.CHAR ? "character(" + column.length() + ")"
+                    : code != null && code.value() == SqlTypes.JSON || field.isAnnotationPresent(JdbcType.class)
+                            ? "jsonb" : TYPES.get(field.getType());
             boolean nullable = !field.isAnnotationPresent(Id.class) && !field.getType().isPrimitive()
                     && (column == null || column.nullable());
             columns.put(name, type + (nullable ? " null" : " not null"));
