@@ -12,7 +12,7 @@
 #    VERSUS_SHIP_ORDERS more PAID orders are seeded in SQL for the ship runs, which use each order once (as the
 #    anchor's are); each contestant starts on a fresh copy of it (createdb -T); with --before, the old build
 #    prepares a database of its own the same way (its schema is its own);
-# 4. each orderflow contestant, alone: "orderflow" as shipped (the container's JVM flags under its 768 MiB limit,
+# 4. each orderflow contestant, alone: "orderflow" as shipped (the container's JVM flags under a 768 MiB limit,
 #    group commit as configured), "orderflow-group-commit-off", with --before the old build, with --memory the JVM
 #    flag sets of the memory search; each driven by the peer's wrk scripts with the same settings; then ship at a
 #    fixed pace near 10% and 50% of that contestant's own ship saturation (wrk with a per-connection delay,
@@ -40,7 +40,8 @@ WARMUP=${VERSUS_WARMUP:-10}
 REDIS_DB=${VERSUS_REDIS_DB:-1}
 PGBENCH_SECONDS=${VERSUS_PGBENCH_SECONDS:-15}
 POOL=20                       # quarkus.datasource.reactive.max-size; the peer's Hikari pool is 20 too
-# orderflow as shipped: the Dockerfile's JAVA_OPTS under the pod's 768 MiB limit (k8s/base), which MaxRAM emulates
+# orderflow as shipped: the Dockerfile's JAVA_OPTS under the 768 MiB limit issue 14 measures against (MaxRAM
+# emulates it; k8s/ gives the pod 512Mi: with the heap and code cache fixed, the JVM sizes nothing else from it)
 SHIPPED_FLAGS=${VERSUS_JAVA_OPTS:-"-XX:MaxRAM=768m $(sed -n 's/^ENV JAVA_OPTS="\(.*\)"$/\1/p' "$ROOT/Dockerfile")"}
 SHIPPED_ENV="MALLOC_ARENA_MAX=$(sed -n 's/^ENV MALLOC_ARENA_MAX=//p' "$ROOT/Dockerfile")"
 BEFORE=""

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Service;
@@ -56,6 +57,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -169,6 +171,12 @@ class KubernetesManifestsTest {
     }
 
     @Test
+    void shouldGiveEveryPodTheMemoryTheBenchmarkMeasuredWithItsMargin() throws IOException {
+        checkMemory(single(parse(BASE_DEPLOYMENT), Deployment.class), "base");
+        checkMemory(single(parse(K8S.resolve("overlays/prod/deployment.yaml")), Deployment.class), "prod overlay");
+    }
+
+    @Test
     void shouldKeepCredentialsOutOfConfigMapsAndPlaceholdersInTheSecretTemplate() throws IOException {
         Pattern credential = Pattern.compile(".*(^|_)(PASSWORD|SECRETS?|CREDENTIALS?|API_KEY|PRIVATE_KEY)(_|$).*");
         for (HasMetadata object : allObjects()) {
@@ -269,6 +277,24 @@ class KubernetesManifestsTest {
         Volume volume = pod.getVolumes().stream().filter(v -> v.getName().equals(tmp.getName())).findFirst()
                 .orElseThrow(() -> new AssertionError(where + ": no volume " + tmp.getName()));
         assertNotNull(volume.getEmptyDir(), where + ": /tmp should be an emptyDir");
+    }
+
+    /**
+     * The container's heap is fixed (the Dockerfile's -Xmx); the benchmark measured the whole process at about twice
+     * that under full load (293-364 MB RSS at 160 MB, docs/benchmarks.md), so the pod's limit is 3x the heap: a
+     * margin of at least 40% over the highest measurement. Request = limit, so the scheduler reserves it all.
+     */
+    private static void checkMemory(Deployment deployment, String where) throws IOException {
+        Container app = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+        Quantity request = app.getResources().getRequests().get("memory");
+        Quantity limit = app.getResources().getLimits().get("memory");
+        assertEquals(limit, request, where + ": memory request and limit");
+        Matcher heap = Pattern.compile("-Xmx(\\d+)m").matcher(Files.readString(Path.of("Dockerfile")));
+        assertTrue(heap.find(), "the Dockerfile fixes the heap with -Xmx<n>m");
+        long heapBytes = Long.parseLong(heap.group(1)) << 20;
+        long limitBytes = Quantity.getAmountInBytes(limit).longValueExact();
+        assertTrue(limitBytes >= 3 * heapBytes && limitBytes <= 4 * heapBytes,
+                where + ": memory limit " + limit + " is not 3-4x the fixed heap of " + heap.group(1) + " MB");
     }
 
     private static void checkAvailability(Deployment deployment, String where) {

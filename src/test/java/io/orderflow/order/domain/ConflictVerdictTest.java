@@ -3,8 +3,17 @@ package io.orderflow.order.domain;
 import static io.orderflow.order.domain.OrderEvent.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The duplicate / retry / illegal decision, a pure function of the table and the history. */
 class ConflictVerdictTest {
@@ -116,16 +125,16 @@ class ConflictVerdictTest {
     }
 
     /** Every (state, event) the table allows, reached by the shortest path from CREATED. */
-    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> everyApplicableMove() {
-        java.util.Map<OrderStatus, List<OrderEvent>> paths = new java.util.EnumMap<>(OrderStatus.class);
-        java.util.ArrayDeque<OrderStatus> queue = new java.util.ArrayDeque<>(List.of(OrderStatus.CREATED));
+    static Stream<Arguments> everyApplicableMove() {
+        Map<OrderStatus, List<OrderEvent>> paths = new EnumMap<>(OrderStatus.class);
+        ArrayDeque<OrderStatus> queue = new ArrayDeque<>(List.of(OrderStatus.CREATED));
         paths.put(OrderStatus.CREATED, List.of());
         while (!queue.isEmpty()) {
             OrderStatus from = queue.poll();
             for (OrderEvent event : OrderTransitions.allowedEvents(from)) {
                 OrderStatus to = OrderTransitions.next(from, event).orElseThrow();
                 if (!paths.containsKey(to)) {
-                    List<OrderEvent> path = new java.util.ArrayList<>(paths.get(from));
+                    List<OrderEvent> path = new ArrayList<>(paths.get(from));
                     path.add(event);
                     paths.put(to, path);
                     queue.add(to);
@@ -135,7 +144,7 @@ class ConflictVerdictTest {
         // a conditional rule (PAY while PAYMENT_PENDING: only with another provider) has a test of its own
         return paths.entrySet().stream().flatMap(e -> OrderTransitions.allowedEvents(e.getKey()).stream()
                 .filter(event -> OrderTransitions.condition(e.getKey(), event) == OrderTransitions.Condition.ALWAYS)
-                .map(event -> org.junit.jupiter.params.provider.Arguments.of(e.getKey(), event, e.getValue())));
+                .map(event -> Arguments.of(e.getKey(), event, e.getValue())));
     }
 
     @Test
@@ -154,10 +163,10 @@ class ConflictVerdictTest {
 
     @Test
     void shouldCallAFailureOfAnotherAttemptOrARefundOfAnotherCaptureNotConcerned() {
-        java.util.UUID attempt = java.util.UUID.randomUUID();
+        UUID attempt = UUID.randomUUID();
         Order pending = OrderFixtures.created().apply(PAY, new EventDetails.Pay("mockpay"), OrderFixtures.T0);
         EventDetails failureOfAnother = new EventDetails.ProviderReport("mockpay", "txn-1", 1000, "EUR",
-                java.util.UUID.randomUUID());
+                UUID.randomUUID());
         assertEquals(ConflictVerdict.NOT_CONCERNED, ConflictVerdict.judge(pending, PAYMENT_FAILED, failureOfAnother,
                 null, OrderFixtures.history(PAY)));
         Order paid = OrderFixtures.orderAfter(PAY, PAYMENT_SUCCEEDED, CANCEL);
@@ -166,11 +175,11 @@ class ConflictVerdictTest {
                 null, OrderFixtures.history(PAY, PAYMENT_SUCCEEDED, CANCEL)));
     }
 
-    @org.junit.jupiter.params.ParameterizedTest(name = "{1} repeated after it moved an order from {0}")
-    @org.junit.jupiter.params.provider.MethodSource("everyApplicableMove")
+    @ParameterizedTest(name = "{1} repeated after it moved an order from {0}")
+    @MethodSource("everyApplicableMove")
     void shouldCallARepeatADuplicateOnlyWhenItAsksForWhatWasApplied(OrderStatus from, OrderEvent event,
             List<OrderEvent> path) {
-        List<OrderEvent> past = new java.util.ArrayList<>(path);
+        List<OrderEvent> past = new ArrayList<>(path);
         past.add(event);
         OrderEvent[] history = past.toArray(OrderEvent[]::new);
         assertEquals(ConflictVerdict.DUPLICATE, judge(event, OrderFixtures.detailsFor(event), null, history),
