@@ -15,10 +15,12 @@
 #                          (BENCH_VERSUS=0 skips it).
 #                          Gatling's HTML reports: bench/target/gatling/<simulation>-<time>/index.html.
 #   bench/run.sh --smoke   CI: compile the bench, start the service, 10 s of scenario 1 at a low rate; exits
-#                          non-zero if the service does not start or more than 5% of the requests fail.
+#                          non-zero if the service does not start or more than 5% of the requests fail. Like the
+#                          tests it shares nothing: a free port, its own database orderflow_smoke_<pid> (dropped
+#                          on exit) and its own redis-server on a free port.
 #
-# Needs: Java 17, PostgreSQL on 127.0.0.1:5432 (trust, user postgres), Redis on 127.0.0.1:6379; for the full run
-# also pgbench, redis-benchmark, wrk and python3. All load goes to 127.0.0.1. Settings: BENCH_* variables below.
+# Needs: Java 17, PostgreSQL on 127.0.0.1:5432 (trust, user postgres); for the full run Redis on 127.0.0.1:6379,
+# pgbench, redis-benchmark, wrk and python3; for the smoke redis-server and python3. All load goes to 127.0.0.1. Settings: BENCH_* variables below.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -84,13 +86,16 @@ trap 'exit 130' INT TERM
 preflight() {
   command -v java >/dev/null || die "java is missing"
   pg_isready -q -h 127.0.0.1 -p 5432 || die "PostgreSQL is not up on 127.0.0.1:5432"
-  redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG || die "Redis is not up on 127.0.0.1:6379"
-  if [ "$SMOKE" = 0 ]; then
+  if [ "$SMOKE" = 1 ]; then
     local tool
-    for tool in pgbench redis-benchmark wrk python3; do
-      command -v "$tool" >/dev/null || die "$tool is missing (apt-get install -y wrk postgresql-contrib redis-tools)"
-    done
+    for tool in redis-server redis-cli python3; do command -v "$tool" >/dev/null || die "$tool is missing"; done
+    return
   fi
+  redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG || die "Redis is not up on 127.0.0.1:6379"
+  local tool
+  for tool in pgbench redis-benchmark wrk python3; do
+    command -v "$tool" >/dev/null || die "$tool is missing (apt-get install -y wrk postgresql-contrib redis-tools)"
+  done
   local port
   for port in "$PORT" "$PORT_NO_REDIS"; do
     ! curl -s -o /dev/null "http://127.0.0.1:$port/" || die "port $port is taken; set BENCH_PORT/BENCH_PORT_NO_REDIS"
@@ -218,15 +223,36 @@ mint_tokens() {
   OPERATOR=$("$ROOT/dev/mint-token.sh" operator ops-bench 7200)
 }
 
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# The smoke is part of the test command: like the tests it touches nothing that is not its own and takes no fixed
+# port, so two builds can run it at once. Its own database (dropped on exit), its own redis-server on a free port.
+smoke_services() {
+  PORT=$(free_port)
+  DB=orderflow_smoke_$$
+  local redis_port redis_dir
+  redis_port=$(free_port)
+  redis_dir=$TARGET/smoke-redis
+  mkdir -p "$redis_dir"
+  redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$redis_dir" \
+      --logfile "$redis_dir/redis.log" &
+  PIDS+=($!)
+  SMOKE_REDIS="redis://127.0.0.1:$redis_port"
+  createdb -h 127.0.0.1 -U postgres "$DB"
+  trap 'cleanup; dropdb -h 127.0.0.1 -U postgres --if-exists "$DB" 2>/dev/null || true' EXIT
+  for _ in $(seq 1 50); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && return; sleep 0.2; done
+  die "the smoke's redis-server did not start (see $redis_dir/redis.log)"
+}
+
 smoke() {
   rm -rf "$RESULTS"
   mkdir -p "$RESULTS"
   preflight
+  smoke_services
   build_service
   mint_tokens
-  redis-cli -n "$REDIS_DB" flushdb >/dev/null
   # the service starts while the bench compiles: on 2 cores the overlap still saves most of a start-up
-  start_service service "$PORT" "redis://127.0.0.1:6379/$REDIS_DB"
+  start_service service "$PORT" "$SMOKE_REDIS"
   build_bench
   await_service service "$PORT"
   gatling smoke LifecycleSimulation "$PORT" -Dbench.load=fixed -Dbench.rate=4 -Dbench.seconds=10 \
