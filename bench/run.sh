@@ -20,7 +20,8 @@
 #                          on exit) and its own redis-server on a free port.
 #
 # Needs: Java 17, PostgreSQL on 127.0.0.1:5432 (trust, user postgres); for the full run Redis on 127.0.0.1:6379,
-# pgbench, redis-benchmark, wrk and python3; for the smoke redis-server and python3. All load goes to 127.0.0.1. Settings: BENCH_* variables below.
+# pgbench, redis-benchmark, wrk and python3; for the smoke redis-server and python3. All load goes to 127.0.0.1.
+# Settings: BENCH_* variables below.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
