@@ -104,8 +104,9 @@ public class ResendPolicy {
                     || (t instanceof IOException && !(t instanceof java.io.InterruptedIOException))) {
                 return true;
             }
-            if (t instanceof io.vertx.core.VertxException && t.getMessage() != null
-                    && t.getMessage().toLowerCase(Locale.ROOT).contains("connection")) {
+            // "Connection is not active now, current status: CLOSED": a pooled connection that died while idle
+            if ((t instanceof io.vertx.core.VertxException || t instanceof io.vertx.core.impl.NoStackTraceThrowable)
+                    && t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("connection")) {
                 return true;
             }
         }

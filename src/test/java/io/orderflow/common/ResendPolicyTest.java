@@ -27,6 +27,9 @@ class ResendPolicyTest {
     private static final Throwable CLOSED = ClosedConnectionException.INSTANCE;
     private static final Throwable ADMIN_SHUTDOWN = new PgException("terminating connection due to administrator"
             + " command", "FATAL", "57P01", null);
+    /** What Hibernate Reactive reports when the pool handed out a connection that had died while idle. */
+    private static final Throwable DIED_IDLE = new org.hibernate.HibernateException(
+            new io.vertx.core.impl.NoStackTraceThrowable("Connection is not active now, current status: CLOSED"));
     private static final Throwable READ_ONLY = new PgException("cannot execute UPDATE in a read-only transaction",
             "ERROR", "25006", null);
     private static final Throwable UNIQUE = new PgException("duplicate key value violates unique constraint"
@@ -52,6 +55,7 @@ class ResendPolicyTest {
     void shouldResendReadsKeyedAndGuardedUnitsWhoseAnswerWasLost(Resend kind) {
         assertEquals(Verdict.RESEND_OUTCOME_UNKNOWN, ResendPolicy.verdict(kind, true, CLOSED));
         assertEquals(Verdict.RESEND_OUTCOME_UNKNOWN, ResendPolicy.verdict(kind, true, ADMIN_SHUTDOWN));
+        assertEquals(Verdict.RESEND_OUTCOME_UNKNOWN, ResendPolicy.verdict(kind, true, DIED_IDLE));
     }
 
     @Test

@@ -154,6 +154,8 @@ public class ProblemMapper {
         return t instanceof ConnectException || t instanceof TimeoutException
                 || t instanceof java.util.concurrent.TimeoutException
                 || t instanceof io.vertx.core.VertxException
+                // the SQL client fails a command it never sent on a closed connection with this bare Throwable
+                || t instanceof io.vertx.core.impl.NoStackTraceThrowable
                 || t instanceof io.vertx.sqlclient.ClosedConnectionException
                 || (t instanceof IOException && !(t instanceof JsonProcessingException))
                 || (t.getCause() != null && t.getCause() != t && isTransient(t.getCause()));
