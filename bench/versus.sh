@@ -291,7 +291,7 @@ if [ -n "$BEFORE_DIR" ]; then
 fi
 prepare_orders "$ROOT" versus_template "$OUT/orders"
 contest_orderflow orderflow "$ROOT" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
-contest_orderflow orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false" "$SHIPPED_FLAGS"
+contest_orderflow orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false IDEMPOTENCY_RECORDS_GROUP_COMMIT=false" "$SHIPPED_FLAGS"
 if $MEMORY; then
   # the memory search: the shipped flags' neighbours, lowest heap first (docs/benchmarks.md says which won)
   contest_orderflow mem-default "$ROOT" "" "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75"

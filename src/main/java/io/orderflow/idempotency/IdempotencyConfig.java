@@ -19,6 +19,8 @@ public interface IdempotencyConfig {
 
     Sweeper sweeper();
 
+    Records records();
+
     interface Retention {
         /** Keys of order requests (create, ship, deliver, cancel): clients retry for minutes to hours. */
         @WithDefault("7d")
@@ -97,6 +99,24 @@ public interface IdempotencyConfig {
         /** At most this many bytes of answers linger; an answer that does not fit is dropped when it is sent. */
         @WithDefault("16M")
         io.quarkus.runtime.configuration.MemorySize maxBytes();
+    }
+
+    /** Dedup records written on their own (a duplicate's or a refusal's, which change no business row). */
+    interface Records {
+        /**
+         * Whether concurrent records are stored together, as one statement and one commit (group commit, like the
+         * transitions'); at low load each still goes at once, alone.
+         */
+        @WithDefault("true")
+        boolean groupCommit();
+
+        /** Most records stored by one statement. */
+        @WithDefault("64")
+        int maxRows();
+
+        /** Statements storing records at PostgreSQL at once; further records queue for the next batch. */
+        @WithDefault("2")
+        int maxInFlight();
     }
 
     interface Sweeper {

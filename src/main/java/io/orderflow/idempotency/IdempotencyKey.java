@@ -26,11 +26,17 @@ import org.hibernate.type.SqlTypes;
 // a named mapping keeps the store-or-find statement's plan in Hibernate's plan cache (see OrderEntity)
 @SqlResultSetMapping(name = IdempotencyKey.INSERTED_OR_WINNER, columns = {
         @ColumnResult(name = "inserted", type = Integer.class), @ColumnResult(name = "winner", type = String.class) })
+@SqlResultSetMapping(name = IdempotencyKey.BATCH_INSERTED_OR_WINNER, columns = {
+        @ColumnResult(name = "n", type = Integer.class), @ColumnResult(name = "inserted", type = Integer.class),
+        @ColumnResult(name = "winner", type = String.class) })
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public class IdempotencyKey {
 
     /** The store-or-find statement's {@code inserted, winner}. */
     static final String INSERTED_OR_WINNER = "idempotency-inserted-or-winner";
+
+    /** The same for many records: {@code n} (the record's place in the batch, from 1), {@code inserted, winner}. */
+    static final String BATCH_INSERTED_OR_WINNER = "idempotency-batch-inserted-or-winner";
 
     @Id
     @Column(columnDefinition = "text")

@@ -3,7 +3,9 @@ package io.orderflow.idempotency;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
+import io.orderflow.common.GroupedWrites;
 import io.orderflow.common.Resend;
 import io.orderflow.common.problem.ProblemMapper;
 import io.smallrye.mutiny.Uni;
@@ -13,6 +15,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /** Reads and writes {@code idempotency_keys} on their own (the same-statement writes ride in business statements). */
 @ApplicationScoped
@@ -29,12 +36,42 @@ public class IdempotencyRepository {
             + " select (select count(*) from stored)::int as inserted, to_jsonb(k)::text as winner"
             + " from (select 1) one left join idempotency_keys k on k.scope = :scope and k.idem_key = :key";
 
+    /**
+     * The same for many records at once (group commit): the records' columns as arrays, one commit for all. Each
+     * row is stored or meets its winner on its own; the rows of one batch have distinct keys (the lane sees to it).
+     */
+    private static final String INSERT_OR_FIND_MANY = "with b as (select u.n, u.scope, u.idem_key, u.tier, u.state,"
+            + " u.fingerprint, cast(u.order_id as uuid) as order_id, cast(u.reply as jsonb) as reply,"
+            + " cast(u.created_at as timestamptz) as created_at, cast(u.expires_at as timestamptz) as expires_at"
+            + " from unnest(cast(cast(:scope as text) as text[]), cast(cast(:key as text) as text[]),"
+            + " cast(cast(:tier as text) as text[]), cast(cast(:state as text) as text[]),"
+            + " cast(cast(:fingerprint as text) as text[]), cast(cast(:orderId as text) as text[]),"
+            + " cast(cast(:reply as text) as text[]), cast(cast(:created as text) as text[]),"
+            + " cast(cast(:expires as text) as text[])) with ordinality"
+            + " as u(scope, idem_key, tier, state, fingerprint, order_id, reply, created_at, expires_at, n)),"
+            + " stored as (insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, order_id, reply,"
+            + " created_at, expires_at) select scope, idem_key, tier, state, fingerprint, order_id, reply, created_at,"
+            + " expires_at from b order by n on conflict (scope, idem_key) do nothing returning scope, idem_key)"
+            + " select cast(b.n as int) as n, (s.idem_key is not null)::int as inserted, to_jsonb(k)::text as winner"
+            + " from b left join stored s on s.scope = b.scope and s.idem_key = b.idem_key"
+            + " left join idempotency_keys k on k.scope = b.scope and k.idem_key = b.idem_key";
+
+    /** Keys in one order for every batch, so two batches that share keys (two replicas) take their locks alike. */
+    private static final Comparator<DedupRecord> BY_KEY = Comparator.comparing(DedupRecord::scope)
+            .thenComparing(DedupRecord::key);
+
     private final Db db;
     private final ObjectReader rows;
+    private final GroupedWrites<String, DedupRecord, Object[]> records;
+    private final boolean grouped;
 
-    public IdempotencyRepository(Db db, ObjectMapper json) {
+    public IdempotencyRepository(Db db, ObjectMapper json, IdempotencyConfig config, MeterRegistry registry) {
         this.db = db;
         this.rows = json.readerFor(IdempotencyKey.class).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        IdempotencyConfig.Records settings = config.records();
+        this.grouped = settings.groupCommit();
+        this.records = new GroupedWrites<>("orderflow.idempotency.batch", "dedup records", this::insertOrFindMany,
+                settings::maxRows, settings::maxInFlight, registry);
     }
 
     public Uni<DedupRecord> find(String scope, String key) {
@@ -50,6 +87,21 @@ public class IdempotencyRepository {
      *         that it committed after this statement's snapshot was taken)
      */
     public Uni<DedupRecord> insertOrFind(DedupRecord record) {
+        Uni<Object[]> row = grouped
+                ? records.submit(INSERT_OR_FIND_MANY, new IdempotencyKey.Key(record.scope(), record.key()), record,
+                        () -> insertOrFindAlone(record))
+                : insertOrFindAlone(record);
+        return row.chain(found -> {
+            if (((Number) found[0]).intValue() == 1) {
+                return Uni.createFrom().nullItem();
+            }
+            return found[1] != null ? Uni.createFrom().item(parse((String) found[1]))
+                    : find(record.scope(), record.key());
+        });
+    }
+
+    /** The store-or-find statement of one record: {@code inserted, winner}. */
+    private Uni<Object[]> insertOrFindAlone(DedupRecord record) {
         return db.run(Resend.KEYED, session -> session.createNativeQuery(INSERT_OR_FIND,
                 session.getResultSetMapping(Object[].class, IdempotencyKey.INSERTED_OR_WINNER))
                 .setParameter("scope", record.scope()).setParameter("key", record.key())
@@ -57,13 +109,35 @@ public class IdempotencyRepository {
                 .setParameter("fingerprint", record.fingerprint()).setParameter("orderId", record.orderId())
                 .setParameter("reply", ReplyCodec.encode(record.reply()).encode())
                 .setParameter("created", record.createdAt()).setParameter("expires", record.expiresAt())
-                .getSingleResult()).chain(row -> {
-                    if (((Number) row[0]).intValue() == 1) {
-                        return Uni.createFrom().nullItem();
+                .getSingleResult());
+    }
+
+    /** The store-or-find statement of two or more records with distinct keys: each one's row by its key. */
+    private Uni<Map<Object, Object[]>> insertOrFindMany(String sql, List<DedupRecord> batch) {
+        List<DedupRecord> sorted = batch.stream().sorted(BY_KEY).toList();
+        return db.run(Resend.KEYED, session -> session.createNativeQuery(sql,
+                session.getResultSetMapping(Object[].class, IdempotencyKey.BATCH_INSERTED_OR_WINNER))
+                .setParameter("scope", column(sorted, DedupRecord::scope))
+                .setParameter("key", column(sorted, DedupRecord::key))
+                .setParameter("tier", column(sorted, DedupRecord::tier))
+                .setParameter("state", column(sorted, r -> r.state().name()))
+                .setParameter("fingerprint", column(sorted, DedupRecord::fingerprint))
+                .setParameter("orderId", column(sorted, DedupRecord::orderId))
+                .setParameter("reply", column(sorted, r -> ReplyCodec.encode(r.reply()).encode()))
+                .setParameter("created", column(sorted, DedupRecord::createdAt))
+                .setParameter("expires", column(sorted, DedupRecord::expiresAt))
+                .getResultList()).map(found -> {
+                    Map<Object, Object[]> byKey = new HashMap<>();
+                    for (Object[] row : found) {
+                        DedupRecord record = sorted.get(((Number) row[0]).intValue() - 1);
+                        byKey.put(new IdempotencyKey.Key(record.scope(), record.key()), new Object[] { row[1], row[2] });
                     }
-                    return row[1] != null ? Uni.createFrom().item(parse((String) row[1]))
-                            : find(record.scope(), record.key());
+                    return byKey;
                 });
+    }
+
+    private static String column(List<DedupRecord> batch, Function<DedupRecord, Object> value) {
+        return GroupedWrites.arrayLiteral(batch.stream().map(value).toList());
     }
 
     /** Marks up to {@code batch} rows past their expiry EXPIRED; several sweepers skip each other's rows. */

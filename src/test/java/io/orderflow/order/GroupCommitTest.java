@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Meters;
+import io.orderflow.support.Await;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.RedisCache;
 import io.orderflow.support.Sql;
@@ -18,8 +19,6 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -62,15 +61,15 @@ class GroupCommitTest {
         post(shipped, "ship", shipBody()).then().statusCode(200);
         String missing = UUID.randomUUID().toString();
         List<String> keys = paid.stream().map(id -> newKey()).toList();
-        long batchesBefore = batches();
-        double rowsBefore = batchedRows();
+        long batchesBefore = Meters.recorded(registry, "orderflow.transitions.batch.rows");
+        double rowsBefore = Meters.recordedTotal(registry, "orderflow.transitions.batch.rows");
 
         List<Response> answers = whileTheSlotIsHeld(true, 15, 15, i -> i < 12
                 ? postKeyed(paid.get(i), "ship", shipBody(), keys.get(i))
                 : postKeyed(List.of(unpaid, shipped, missing).get(i - 12), "ship", shipBody(), newKey()));
 
-        assertEquals(batchesBefore + 2, batches(), "the held SHIP alone, then the 15 queued behind it together");
-        assertEquals(rowsBefore + 16, batchedRows(), "one statement for all 15");
+        assertEquals(batchesBefore + 2, Meters.recorded(registry, "orderflow.transitions.batch.rows"), "the held SHIP alone, then the 15 queued behind it together");
+        assertEquals(rowsBefore + 16, Meters.recordedTotal(registry, "orderflow.transitions.batch.rows"), "one statement for all 15");
 
         for (int i = 0; i < 12; i++) {
             answers.get(i).then().statusCode(200).header("Idempotent-Replayed", (String) null);
@@ -183,44 +182,15 @@ class GroupCommitTest {
             }
             CompletableFuture<Response> held = CompletableFuture.supplyAsync(() -> keyed
                     ? postKeyed(blocker, "ship", shipBody(), newKey()) : post(blocker, "ship", shipBody()));
-            await(() -> Sql.count("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+            Await.until(() -> Sql.count("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
                     + " and datname = current_database()") == 1, "the blocker's statement to wait on the lock");
             CompletableFuture<List<Response>> answers = CompletableFuture.supplyAsync(() -> Parallel.run(n, request));
-            await(() -> waiting() == queued, queued + " transitions to queue behind the held slot");
+            Await.until(() -> Meters.gauge(registry, "orderflow.transitions.batch.waiting") == queued, queued + " transitions to queue behind the held slot");
             lock.rollback();
             held.join().then().statusCode(200);
             return answers.join();
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    private double waiting() {
-        return registry.find("orderflow.transitions.batch.waiting").gauge().value();
-    }
-
-    private long batches() {
-        var summary = registry.find("orderflow.transitions.batch.rows").summary();
-        return summary == null ? 0 : summary.count();
-    }
-
-    private double batchedRows() {
-        var summary = registry.find("orderflow.transitions.batch.rows").summary();
-        return summary == null ? 0 : summary.totalAmount();
-    }
-
-    private static void await(java.util.function.BooleanSupplier condition, String what) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
         }
     }
 }

@@ -13,4 +13,21 @@ public final class Meters {
         var counter = registry.find(name).tags(tags).counter();
         return counter == null ? 0 : counter.count();
     }
+
+    /** How many values the distribution summary recorded, or 0 before the first. */
+    public static long recorded(MeterRegistry registry, String name) {
+        var summary = registry.find(name).summary();
+        return summary == null ? 0 : summary.count();
+    }
+
+    /** The sum of the values the distribution summary recorded, or 0 before the first. */
+    public static double recordedTotal(MeterRegistry registry, String name) {
+        var summary = registry.find(name).summary();
+        return summary == null ? 0 : summary.totalAmount();
+    }
+
+    /** The gauge's value now. */
+    public static double gauge(MeterRegistry registry, String name) {
+        return registry.find(name).gauge().value();
+    }
 }

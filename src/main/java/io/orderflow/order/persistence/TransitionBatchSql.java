@@ -44,34 +44,6 @@ public final class TransitionBatchSql {
     private TransitionBatchSql() {
     }
 
-    /**
-     * The values as one PostgreSQL array literal ({@code {"a",NULL,"b"}}), bound as text and cast in SQL: Hibernate
-     * has no basic type for {@code String[]} after boot, and looking one up per binding threw (and caught) an
-     * exception each time.
-     */
-    static String arrayLiteral(List<Object> values) {
-        StringBuilder literal = new StringBuilder("{");
-        for (int i = 0; i < values.size(); i++) {
-            Object value = values.get(i);
-            literal.append(i == 0 ? "" : ",");
-            if (value == null) {
-                literal.append("NULL");
-                continue;
-            }
-            literal.append('"');
-            String text = value.toString();
-            for (int c = 0; c < text.length(); c++) {
-                char ch = text.charAt(c);
-                if (ch == '"' || ch == '\\') {
-                    literal.append('\\');
-                }
-                literal.append(ch);
-            }
-            literal.append('"');
-        }
-        return literal.append('}').toString();
-    }
-
     /** True when every write has a batch form, so a batch can carry it. */
     static boolean batchable(List<SameStatementWrite> writes) {
         return writes.stream().allMatch(write -> write.batchSql("moved", "b") != null);

@@ -1,0 +1,222 @@
+package io.orderflow.common;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.common.problem.ProblemException;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * Group commit for one kind of write: while {@code maxInFlight} statements of one shape are already at PostgreSQL,
+ * the writes that arrive queue up and leave together, as ONE multi-row statement and one commit. Nothing waits for
+ * a timer: at low load every write goes at once, alone, as its own single statement, so its latency is unchanged;
+ * under load a batch is what arrived while the previous statements ran.
+ *
+ * <p>Correctness does not depend on the batch: the caller's batch statement treats each row on its own, two writes
+ * with one identity (one order, one idempotency key) never share a batch (the later one waits for the next), and a
+ * batch that fails for any reason but overload is re-run write by write as single statements. That must be safe even
+ * when the failed batch did commit (a timeout): the kinds that use this are the ones whose repeat is recognised (a
+ * moved order meets its idempotency record or the duplicate verdict, a stored record is found as the winner).
+ *
+ * @param <S> the statement shape: writes of one shape can share a statement
+ * @param <T> what one write contributes to a batch statement
+ * @param <R> one write's result
+ */
+public final class GroupedWrites<S, T, R> {
+
+    private static final Logger LOG = Logger.getLogger(GroupedWrites.class);
+
+    /** Runs a batch of two or more writes of {@code shape}, distinct by identity, as one statement. */
+    public interface BatchStatement<S, T, R> {
+
+        /** @return each write's result by its identity; a write missing from the map gets null */
+        Uni<Map<Object, R>> run(S shape, List<T> writes);
+    }
+
+    /** One write waiting for its batch: how to run it alone, and where its result goes. */
+    private record Waiting<T, R>(Object identity, T write, Supplier<Uni<R>> alone, Context context,
+            UniEmitter<? super R> result) {
+    }
+
+    private final String kind;
+    private final BatchStatement<S, T, R> batchStatement;
+    private final IntSupplier maxRows;
+    private final IntSupplier maxInFlight;
+    private final Map<S, Lane> lanes = new ConcurrentHashMap<>();
+    private final DistributionSummary rows;
+    private final Counter fallbacks;
+
+    /**
+     * @param metrics the meters' name prefix: {@code <metrics>.rows}, {@code .fallbacks} and {@code .waiting}
+     * @param kind what is written, in plural, for the meters' descriptions ("transitions")
+     */
+    public GroupedWrites(String metrics, String kind, BatchStatement<S, T, R> batchStatement, IntSupplier maxRows,
+            IntSupplier maxInFlight, MeterRegistry registry) {
+        this.kind = kind;
+        this.batchStatement = batchStatement;
+        this.maxRows = maxRows;
+        this.maxInFlight = maxInFlight;
+        this.rows = DistributionSummary.builder(metrics + ".rows")
+                .description("Rows written by one statement under group commit: " + kind).register(registry);
+        this.fallbacks = Counter.builder(metrics + ".fallbacks")
+                .description("Batches that failed and were re-run one by one: " + kind).register(registry);
+        Gauge.builder(metrics + ".waiting", this, GroupedWrites::waiting)
+                .description("Writes queued for their batch: " + kind).register(registry);
+    }
+
+    /**
+     * @param identity what two writes of one batch must not share (an order's id, a key)
+     * @param write what this write contributes to a batch statement
+     * @param alone this write's own single statement, used for a batch of one and after a batch's failure
+     */
+    public Uni<R> submit(S shape, Object identity, T write, Supplier<Uni<R>> alone) {
+        Lane lane = lanes.computeIfAbsent(shape, Lane::new);
+        return Uni.createFrom().emitter(emitter -> {
+            lane.add(new Waiting<>(identity, write, alone, Vertx.currentContext(), emitter));
+            drain(lane);
+        });
+    }
+
+    /**
+     * The values as one PostgreSQL array literal ({@code {"a",NULL,"b"}}), bound as text and cast in SQL: Hibernate
+     * has no basic type for {@code String[]} after boot, and looking one up per binding threw (and caught) an
+     * exception each time.
+     */
+    public static String arrayLiteral(List<Object> values) {
+        StringBuilder literal = new StringBuilder("{");
+        for (int i = 0; i < values.size(); i++) {
+            Object value = values.get(i);
+            literal.append(i == 0 ? "" : ",");
+            if (value == null) {
+                literal.append("NULL");
+                continue;
+            }
+            literal.append('"');
+            String text = value.toString();
+            for (int c = 0; c < text.length(); c++) {
+                char ch = text.charAt(c);
+                if (ch == '"' || ch == '\\') {
+                    literal.append('\\');
+                }
+                literal.append(ch);
+            }
+            literal.append('"');
+        }
+        return literal.append('}').toString();
+    }
+
+    private double waiting() {
+        return lanes.values().stream().mapToInt(Lane::waiting).sum();
+    }
+
+    private void drain(Lane lane) {
+        for (List<Waiting<T, R>> batch = lane.take(); batch != null; batch = lane.take()) {
+            rows.record(batch.size());
+            if (batch.size() == 1) {
+                Waiting<T, R> only = batch.get(0);
+                only.alone().get().subscribe().with(item -> {
+                    lane.done();
+                    deliver(only, item, null);
+                    drain(lane);
+                }, failure -> {
+                    lane.done();
+                    deliver(only, null, failure);
+                    drain(lane);
+                });
+                continue;
+            }
+            List<Waiting<T, R>> sent = batch;
+            batchStatement.run(lane.shape, sent.stream().map(Waiting::write).toList()).subscribe().with(results -> {
+                lane.done();
+                sent.forEach(waiting -> deliver(waiting, results.get(waiting.identity()), null));
+                drain(lane);
+            }, failure -> {
+                lane.done();
+                if (failure instanceof ProblemException) {
+                    sent.forEach(waiting -> deliver(waiting, null, failure)); // overload: shed, do not multiply
+                } else {
+                    fallbacks.increment();
+                    LOG.debugf("A batch of %d %s failed (%s); running them one by one", sent.size(), kind,
+                            failure.toString());
+                    sent.forEach(waiting -> waiting.alone().get().subscribe()
+                            .with(item -> deliver(waiting, item, null), error -> deliver(waiting, null, error)));
+                }
+                drain(lane);
+            });
+        }
+    }
+
+    /** On the write's own event loop, as if its statement had been its own. */
+    private void deliver(Waiting<T, R> waiting, R item, Throwable failure) {
+        Runnable complete = () -> {
+            if (failure != null) {
+                waiting.result().fail(failure);
+            } else {
+                waiting.result().complete(item);
+            }
+        };
+        if (waiting.context() == null) {
+            complete.run();
+        } else {
+            waiting.context().runOnContext(ignored -> complete.run());
+        }
+    }
+
+    /** The queue of one statement shape, and how many of its statements are at PostgreSQL. */
+    private final class Lane {
+
+        private final S shape;
+        private final ArrayDeque<Waiting<T, R>> queue = new ArrayDeque<>();
+        private int inFlight;
+
+        Lane(S shape) {
+            this.shape = shape;
+        }
+
+        synchronized void add(Waiting<T, R> waiting) {
+            queue.add(waiting);
+        }
+
+        /** The next batch (distinct identities, oldest first), or null when none may leave now. */
+        synchronized List<Waiting<T, R>> take() {
+            if (queue.isEmpty() || inFlight >= maxInFlight.getAsInt()) {
+                return null;
+            }
+            List<Waiting<T, R>> batch = new ArrayList<>();
+            Set<Object> identities = new HashSet<>();
+            int limit = maxRows.getAsInt();
+            for (Iterator<Waiting<T, R>> it = queue.iterator(); it.hasNext() && batch.size() < limit;) {
+                Waiting<T, R> waiting = it.next();
+                if (identities.add(waiting.identity())) {
+                    batch.add(waiting);
+                    it.remove();
+                }
+            }
+            inFlight++;
+            return batch;
+        }
+
+        synchronized void done() {
+            inFlight--;
+        }
+
+        synchronized int waiting() {
+            return queue.size();
+        }
+    }
+}
