@@ -147,7 +147,7 @@ def main(out):
                             and best[k])
                 within = f"{'yes' if worst >= 0.95 else 'no'} (worst {worst * 100:.0f}%)"
             env_, jvm = flags.get(name, ("", "its defaults"))
-            env_ = " ".join(v for v in env_.split() if not v.startswith("ORDERS_"))
+            env_ = " ".join(v for v in env_.split() if not v.startswith(("ORDERS_", "IDEMPOTENCY_")))
             print(f"| {name} | {jvm.replace(' -Djava.util.logging.manager=org.jboss.logmanager.LogManager', '')}"
                   f"{f' ({env_})' if env_ else ''} | {int(rss_kb) // 1024} MB |"
                   f" {int(hwm_kb) // 1024} MB | {within} |")

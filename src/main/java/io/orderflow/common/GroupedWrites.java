@@ -108,13 +108,21 @@ public final class GroupedWrites<S, T, R> {
             }
             literal.append('"');
             String text = value.toString();
-            for (int c = 0; c < text.length(); c++) {
-                char ch = text.charAt(c);
-                if (ch == '"' || ch == '\\') {
-                    literal.append('\\');
+            // copied in runs between the characters to escape, found by indexOf (vectorised), not char by char
+            int from = 0;
+            int quote = text.indexOf('"');
+            int backslash = text.indexOf('\\');
+            while (quote >= 0 || backslash >= 0) {
+                int next = quote < 0 ? backslash : backslash < 0 ? quote : Math.min(quote, backslash);
+                literal.append(text, from, next).append('\\');
+                from = next; // the escaped character starts the next run
+                if (next == quote) {
+                    quote = text.indexOf('"', next + 1);
+                } else {
+                    backslash = text.indexOf('\\', next + 1);
                 }
-                literal.append(ch);
             }
+            literal.append(text, from, text.length());
             literal.append('"');
         }
         return literal.append('}').toString();

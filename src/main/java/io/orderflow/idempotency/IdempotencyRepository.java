@@ -1,8 +1,8 @@
 package io.orderflow.idempotency;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import io.orderflow.common.json.PgTimestamps;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
@@ -67,7 +67,7 @@ public class IdempotencyRepository {
 
     public IdempotencyRepository(Db db, ObjectMapper json, IdempotencyConfig config, MeterRegistry registry) {
         this.db = db;
-        this.rows = json.readerFor(IdempotencyKey.class).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        this.rows = PgTimestamps.rowReader(json, IdempotencyKey.class);
         IdempotencyConfig.Records settings = config.records();
         this.grouped = settings.groupCommit();
         this.records = new GroupedWrites<>("orderflow.idempotency.batch", "dedup records", this::insertOrFindMany,

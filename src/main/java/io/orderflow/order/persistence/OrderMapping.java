@@ -1,8 +1,8 @@
 package io.orderflow.order.persistence;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import io.orderflow.common.json.PgTimestamps;
 import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.LineItem;
 import io.orderflow.order.domain.Order;
@@ -28,7 +28,7 @@ public class OrderMapping {
     public OrderMapping(ObjectMapper json) {
         this.json = json;
         // the statements return whole rows (and sometimes a column more); only the entity's columns are read
-        this.rows = json.readerFor(OrderEntity.class).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        this.rows = PgTimestamps.rowReader(json, OrderEntity.class);
     }
 
     /** An order from the JSON of its row, as a write statement returned it or an idempotency record kept it. */
