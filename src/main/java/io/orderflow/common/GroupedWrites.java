@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.problem.ProblemException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
+import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
+import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
@@ -137,7 +139,7 @@ public final class GroupedWrites<S, T, R> {
             rows.record(batch.size());
             if (batch.size() == 1) {
                 Waiting<T, R> only = batch.get(0);
-                only.alone().get().subscribe().with(item -> {
+                onItsOwnContext(only.context(), only.alone()).subscribe().with(item -> {
                     lane.done();
                     deliver(only, item, null);
                     drain(lane);
@@ -149,7 +151,9 @@ public final class GroupedWrites<S, T, R> {
                 continue;
             }
             List<Waiting<T, R>> sent = batch;
-            batchStatement.run(lane.shape, sent.stream().map(Waiting::write).toList()).subscribe().with(results -> {
+            onItsOwnContext(sent.get(0).context(),
+                    () -> batchStatement.run(lane.shape, sent.stream().map(Waiting::write).toList()))
+                    .subscribe().with(results -> {
                 lane.done();
                 sent.forEach(waiting -> deliver(waiting, results.get(waiting.identity()), null));
                 drain(lane);
@@ -161,12 +165,28 @@ public final class GroupedWrites<S, T, R> {
                     fallbacks.increment();
                     LOG.debugf("A batch of %d %s failed (%s); running them one by one", sent.size(), kind,
                             failure.toString());
-                    sent.forEach(waiting -> waiting.alone().get().subscribe()
+                    sent.forEach(waiting -> onItsOwnContext(waiting.context(), waiting.alone()).subscribe()
                             .with(item -> deliver(waiting, item, null), error -> deliver(waiting, null, error)));
                 }
                 drain(lane);
             });
         }
+    }
+
+    /**
+     * Starts a statement on a new duplicated context of {@code like}'s event loop. Statements start from the
+     * completion of others (the next batch leaves when one returns), and Hibernate Reactive keeps a context's open
+     * session in the context: started on the returning statement's context, the next one would join its session,
+     * whose result processing is still under way (LifecycleModelTest caught that as 500s).
+     */
+    private static <X> Uni<X> onItsOwnContext(Context like, Supplier<Uni<X>> statement) {
+        if (like == null) {
+            return Uni.createFrom().deferred(statement::get);
+        }
+        Context own = VertxContext.createNewDuplicatedContext(like);
+        VertxContextSafetyToggle.setContextSafe(own, true);
+        return Uni.createFrom().emitter(emitter -> own.runOnContext(ignored -> statement.get().subscribe()
+                .with(emitter::complete, emitter::fail)));
     }
 
     /** On the write's own event loop, as if its statement had been its own. */
