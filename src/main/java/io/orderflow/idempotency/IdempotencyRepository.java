@@ -2,15 +2,14 @@ package io.orderflow.idempotency;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
-import io.orderflow.common.json.PgTimestamps;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
 import io.orderflow.common.Resend;
+import io.orderflow.common.json.PgTimestamps;
 import io.orderflow.common.problem.ProblemMapper;
 import io.smallrye.mutiny.Uni;
 import io.vertx.pgclient.PgException;
-import org.hibernate.exception.ConstraintViolationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.hibernate.exception.ConstraintViolationException;
 
 /** Reads and writes {@code idempotency_keys} on their own (the same-statement writes ride in business statements). */
 @ApplicationScoped
