@@ -22,8 +22,8 @@
 #    at the batch size the service reached, at the service's pool size;
 # 6. prints the ratios of this run only (bench/target/versus/summary.md). Absolute numbers drift between machines.
 #
-# Env: VERSUS_SECONDS (15 per scenario), VERSUS_ORDERS (20000 made through the API), VERSUS_SHIP_ORDERS (150000
-#      seeded), VERSUS_PEER_ORDERS (30000), VERSUS_DUP_ORDERS (2000), VERSUS_WARMUP (10), VERSUS_REDIS_DB (1; never
+# Env: VERSUS_SECONDS (15 per scenario), VERSUS_ORDERS (20000 made through the API), VERSUS_SHIP_ORDERS (210000
+#      seeded), VERSUS_PEER_ORDERS (30000), VERSUS_DUP_ORDERS (2000), VERSUS_WARMUP (30), VERSUS_REDIS_DB (1; never
 #      0), VERSUS_JAVA_OPTS (orderflow's shipped JVM flags), PEER_DIR (../shared/peers), VERSUS_PGBENCH_SECONDS (15).
 # Needs: java, wrk, pgbench, python3, curl, openssl; PostgreSQL (trust, user postgres) and Redis on 127.0.0.1.
 set -euo pipefail
@@ -33,10 +33,10 @@ OUT=$ROOT/bench/target/versus
 PEERS=${PEER_DIR:-$ROOT/../shared/peers}
 SECONDS_PER=${VERSUS_SECONDS:-15}
 ORDERS=${VERSUS_ORDERS:-20000}
-SHIP_ORDERS=${VERSUS_SHIP_ORDERS:-150000}
+SHIP_ORDERS=${VERSUS_SHIP_ORDERS:-210000}
 PEER_ORDERS=${VERSUS_PEER_ORDERS:-30000}
 DUP_ORDERS=${VERSUS_DUP_ORDERS:-2000}
-WARMUP=${VERSUS_WARMUP:-10}
+WARMUP=${VERSUS_WARMUP:-30}
 REDIS_DB=${VERSUS_REDIS_DB:-1}
 PGBENCH_SECONDS=${VERSUS_PGBENCH_SECONDS:-15}
 POOL=20                       # quarkus.datasource.reactive.max-size; the peer's Hikari pool is 20 too
@@ -202,13 +202,14 @@ vacuum analyze;
 checkpoint;
 SQL
   psql_on "$TEMPLATE" -Atc "select id from orders where customer_id = 'c-versus' order by id" > "$IDS/seeded_ids.txt"
-  # slices of the seeded orders: ship's warm-up, ship at saturation (enough for 5,000/s), the paced runs (each
-  # contestant has its own copy of the database, so every contestant uses the same slices)
+  # slices of the seeded orders: ship's warm-up (enough for 2,000/s over a 30 s warm-up: after 10 s the JIT still
+  # compiled), ship at saturation (enough for 5,000/s), the paced runs (each contestant has its own copy of the
+  # database, so every contestant uses the same slices)
   slice() { sed -n "$(($2 + 1)),$(($2 + $3))p" "$IDS/seeded_ids.txt" > "$IDS/$1"; }
-  slice ship-warmup 0 10000
-  slice ship 10000 80000
-  slice ship-low 90000 15000
-  slice ship-half 105000 45000
+  slice ship-warmup 0 60000
+  slice ship 60000 80000
+  slice ship-low 140000 15000
+  slice ship-half 155000 45000
 }
 
 wrk_run() { # wrk_run SCENARIO IDS-FILE SECONDS CONNECTIONS RESULTS [DELAY_MS]
@@ -279,7 +280,7 @@ contest_orderflow() { # contest_orderflow NAME DIR "ENV" "FLAGS"
   echo "cores=$(nproc) cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
   echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "orderflow_flags=$SHIPPED_FLAGS"
-  echo "driver=$PEERS/bench wrk scripts, ${SECONDS_PER}s, 2 threads, 32 connections; orderflow: $ORDERS orders via the API + $SHIP_ORDERS seeded; peer: $PEER_ORDERS via the API"
+  echo "driver=$PEERS/bench wrk scripts, ${SECONDS_PER}s after ${WARMUP}s of warm-up per scenario, 2 threads, 32 connections; orderflow: $ORDERS orders via the API + $SHIP_ORDERS seeded; peer: $PEER_ORDERS via the API"
   echo "clock_ticks_per_second=$(getconf CLK_TCK)"
 } > "$OUT/environment.txt"
 

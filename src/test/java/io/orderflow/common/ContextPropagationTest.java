@@ -1,0 +1,34 @@
+package io.orderflow.common;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.context.SmallRyeThreadContext;
+import io.smallrye.context.impl.ThreadContextProviderPlan;
+import java.util.Set;
+import java.util.TreeSet;
+import org.eclipse.microprofile.context.ThreadContext;
+import org.eclipse.microprofile.context.spi.ThreadContextProvider;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Mutiny's operators carry ArC's contexts from callback to callback and nothing else: no JTA transaction is captured
+ * and restored around each one (see application.properties: the reactive statements never run inside JTA).
+ */
+@QuarkusTest
+class ContextPropagationTest {
+
+    @Test
+    void shouldCarryOnlyTheCdiContextsAcrossMutinyCallbacks() {
+        ThreadContextProviderPlan plan = SmallRyeThreadContext.getCurrentThreadContextOrDefaultContexts().getPlan();
+        assertEquals(Set.of(ThreadContext.CDI), types(plan.propagatedProviders), "the contexts captured per callback");
+        assertEquals(Set.of(), types(plan.clearedProviders), "the contexts cleared per callback");
+        assertEquals(Set.of(ThreadContext.TRANSACTION), types(plan.unchangedProviders), "the contexts left alone");
+    }
+
+    private static Set<String> types(Set<ThreadContextProvider> providers) {
+        Set<String> types = new TreeSet<>();
+        providers.forEach(provider -> types.add(provider.getThreadContextType()));
+        return types;
+    }
+}
