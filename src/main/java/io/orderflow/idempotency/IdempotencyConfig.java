@@ -82,21 +82,32 @@ public interface IdempotencyConfig {
 
     interface Replica {
         /**
-         * How long an answer stays in memory after the request that produced it finished, for repeats right behind
-         * it (longer than writing it to Redis takes). 0: only while the request runs.
+         * How long a first answer (its key was new) stays in memory after the request that produced it finished,
+         * for repeats right behind it: longer than writing it to Redis takes, short enough to die young in the
+         * heap. 0: only while the request runs.
          */
-        @WithDefault("1s")
+        @WithDefault("200ms")
         Duration linger();
 
         /**
-         * At most this many requests are held in memory (running or lingering); beyond it a request runs through the
-         * layers without the shortcut, as a copy on another replica would, so a flood of distinct keys cannot grow
-         * the heap.
+         * How long the answer to a repeat (its key had been answered before) stays in memory: a key asked again is
+         * usually asked again and again, and its answer never changes. 0: not kept after its request.
+         */
+        @WithDefault("10s")
+        Duration replayLinger();
+
+        /**
+         * At most this many requests run through the in-memory shortcut at once; beyond it a request runs through
+         * the layers without it, as a copy on another replica would, so a flood of distinct keys cannot grow the
+         * heap.
          */
         @WithDefault("10000")
         int maxEntries();
 
-        /** At most this many bytes of answers linger; an answer that does not fit is dropped when it is sent. */
+        /**
+         * At most this many bytes of finished answers stay in memory (each counted with its body, its key and about
+         * 400 bytes around them); beyond it the least valuable go first.
+         */
         @WithDefault("16M")
         io.quarkus.runtime.configuration.MemorySize maxBytes();
     }

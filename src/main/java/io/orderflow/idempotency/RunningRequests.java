@@ -1,5 +1,8 @@
 package io.orderflow.idempotency;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import io.orderflow.common.Reply;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
@@ -11,7 +14,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -22,31 +24,53 @@ import java.util.function.Supplier;
  * Only a shortcut: the answer it hands over is the one the layers produced and stored — so a repeat with another
  * body waits for it too, and is refused by comparing with the body PostgreSQL accepted, never with a guess. When the
  * first copy ends without an answer (a failure that stored nothing, a cancelled request) or takes longer than the
- * in-flight wait, the repeat goes through the layers itself. Bounded by {@code idempotency.replica.max-entries} and
- * {@code max-bytes}: beyond them requests simply skip the shortcut.
+ * in-flight wait, the repeat goes through the layers itself.
+ *
+ * <p>How long an answer stays depends on whether its key was new. A first answer stays for {@code linger}, long
+ * enough for a repeat right behind it (Redis is written off the response path), and short enough to die in the
+ * young generation. An answer that was itself a repeat's (its key had been answered before: Redis or PostgreSQL
+ * replayed it) stays for {@code replay-linger}: a key that is asked again is usually asked again and again (a
+ * client's retry loop, a retry storm), and its answer never changes. Each key's answer is then looked up in Redis
+ * once per {@code replay-linger}, not once per repeat.
+ *
+ * <p>Bounded: at most {@code idempotency.replica.max-entries} requests run through here at once (beyond that a
+ * request simply skips the shortcut), and finished answers stay within {@code max-bytes}. A finished answer keeps
+ * only its fingerprint and reply: no timer of its own and nothing of its request (no captured context). A timer per
+ * answer kept each request's whole context alive with it, promoted every lingering request to the old generation
+ * and filled it every few seconds under load (docs/benchmarks.md).
  */
 @ApplicationScoped
 public class RunningRequests {
+
+    record Answer(String fingerprint, Reply reply, long lingerNanos) {
+    }
 
     private record Running(String fingerprint, CompletableFuture<Reply> answer) {
     }
 
     private final ConcurrentHashMap<String, Running> running = new ConcurrentHashMap<>();
-    private final AtomicInteger held = new AtomicInteger();
-    private final AtomicLong lingeringBytes = new AtomicLong();
-    private final Duration linger;
+    private final AtomicInteger runningCount = new AtomicInteger();
+    private final Cache<String, Answer> answered;
+    private final long lingerNanos;
+    private final long replayLingerNanos;
     private final int maxEntries;
     private final long maxBytes;
 
     @Inject
     public RunningRequests(IdempotencyConfig config) {
-        this(config.replica().linger(), config.replica().maxEntries(), config.replica().maxBytes().asLongValue());
+        this(config.replica().linger(), config.replica().replayLinger(), config.replica().maxEntries(),
+                config.replica().maxBytes().asLongValue());
     }
 
-    RunningRequests(Duration linger, int maxEntries, long maxBytes) {
-        this.linger = linger;
+    RunningRequests(Duration linger, Duration replayLinger, int maxEntries, long maxBytes) {
+        this.lingerNanos = maxBytes > 0 ? linger.toNanos() : 0;
+        this.replayLingerNanos = maxBytes > 0 ? replayLinger.toNanos() : 0;
         this.maxEntries = maxEntries;
         this.maxBytes = maxBytes;
+        // expired and evicted in Caffeine's own maintenance, run by the thread that touches the cache
+        this.answered = Caffeine.newBuilder().expireAfter(Expiry.<String, Answer>writing((id, a) -> Duration.ofNanos(
+                a.lingerNanos()))).maximumWeight(Math.max(maxBytes, 1)).weigher(RunningRequests::weight)
+                .executor(Runnable::run).build();
     }
 
     /**
@@ -59,8 +83,13 @@ public class RunningRequests {
         String id = claim.scope() + '\n' + claim.key();
         Running first = running.get(id);
         if (first == null) {
-            if (held.incrementAndGet() > maxEntries) {
-                held.decrementAndGet();
+            // looked up after the running copies: a copy leaves them only once its answer is here
+            Answer done = answered.getIfPresent(id);
+            if (done != null) {
+                return Uni.createFrom().item(() -> joined.apply(done.fingerprint(), done.reply()));
+            }
+            if (runningCount.incrementAndGet() > maxEntries) {
+                runningCount.decrementAndGet();
                 // full: this copy goes through the layers as a copy on another replica would
                 return Uni.createFrom().deferred(work::get);
             }
@@ -70,7 +99,7 @@ public class RunningRequests {
                 return Uni.createFrom().<Reply>deferred(work::get).onTermination()
                         .invoke((reply, failure, cancelled) -> finished(id, mine, reply, failure));
             }
-            held.decrementAndGet();
+            runningCount.decrementAndGet();
         }
         Running holder = first;
         return onThisContext(Uni.createFrom().completionStage(holder.answer()).ifNoItem().after(wait).fail())
@@ -80,37 +109,35 @@ public class RunningRequests {
     }
 
     /** How many requests this replica holds right now (running or lingering). */
-    int held() {
-        return held.get();
+    long held() {
+        answered.cleanUp();
+        return runningCount.get() + answered.estimatedSize();
     }
 
     private void finished(String id, Running mine, Reply reply, Throwable failure) {
-        if (reply == null) {
-            forget(id, mine, 0);
-            mine.answer().completeExceptionally(failure != null ? failure : new CancellationException());
-            return;
+        // an answer no store may keep (a payment credential) is handed to the copies running beside it, no more
+        long stay = reply == null || reply.isNoStore() ? 0 : reply.isReplayed() ? replayLingerNanos : lingerNanos;
+        Answer answer = stay == 0 ? null : new Answer(mine.fingerprint(), reply, stay);
+        if (answer != null && weight(id, answer) <= maxBytes) {
+            answered.put(id, answer);
         }
-        mine.answer().complete(reply);
-        // the answer stays here a moment, within the byte budget: a repeat right behind it does not have to wait
-        // for Redis to be written (which happens off the response path)
-        long bytes = reply.body().length;
-        if (linger.isZero() || lingeringBytes.addAndGet(bytes) > maxBytes) {
-            if (!linger.isZero()) {
-                lingeringBytes.addAndGet(-bytes);
-            }
-            forget(id, mine, 0);
+        if (running.remove(id, mine)) {
+            runningCount.decrementAndGet();
+        }
+        if (reply != null) {
+            mine.answer().complete(reply);
         } else {
-            Uni.createFrom().voidItem().onItem().delayIt().by(linger)
-                    .subscribe().with(ignored -> forget(id, mine, bytes));
+            mine.answer().completeExceptionally(failure != null ? failure : new CancellationException());
         }
     }
 
-    private void forget(String id, Running mine, long bytes) {
-        if (running.remove(id, mine)) {
-            held.decrementAndGet();
-        }
-        lingeringBytes.addAndGet(-bytes);
+    /** What a lingering answer costs the heap, about: its body, its id, and the entry around them. */
+    static int weight(String id, Answer answer) {
+        return answer.reply().body().length + 2 * id.length() + ENTRY_BYTES;
     }
+
+    /** Objects around a lingering answer (the entry, its id, fingerprint and reply), measured with a histogram. */
+    static final int ENTRY_BYTES = 400;
 
     /** Continues on the waiting request's own event loop, not on the first copy's (nor on a timer thread). */
     private static <T> Uni<T> onThisContext(Uni<T> uni) {

@@ -22,7 +22,7 @@ class ReplicaLingerTest {
     public static class Linger implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("idempotency.replica.linger", "30s");
+            return Map.of("idempotency.replica.linger", "30s", "idempotency.replica.replay-linger", "30s");
         }
     }
 

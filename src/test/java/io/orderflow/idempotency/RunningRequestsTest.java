@@ -1,6 +1,7 @@
 package io.orderflow.idempotency;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.common.Reply;
 import io.smallrye.mutiny.Uni;
@@ -11,6 +12,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,7 +37,7 @@ class RunningRequestsTest {
 
     @Test
     void shouldNotHoldMoreRequestsThanItsCountCap() {
-        RunningRequests running = new RunningRequests(Duration.ZERO, 1, 1 << 20);
+        RunningRequests running = new RunningRequests(Duration.ZERO, Duration.ZERO, 1, 1 << 20);
         AtomicInteger works = new AtomicInteger();
         CompletableFuture<Reply> never = new CompletableFuture<>();
         running.runOrJoin(claim("a", "f"), () -> Uni.createFrom().completionStage(never), JOIN, WAIT)
@@ -56,17 +58,18 @@ class RunningRequestsTest {
 
     @Test
     void shouldNotLetAnAnswerLingerBeyondItsByteBudget() {
-        RunningRequests running = new RunningRequests(Duration.ofHours(1), 100, 10);
+        long budget = RunningRequests.ENTRY_BYTES + 1000;
+        RunningRequests running = new RunningRequests(Duration.ofHours(1), Duration.ofHours(1), 100, budget);
         AtomicInteger works = new AtomicInteger();
         running.runOrJoin(claim("big", "f"), () -> {
             works.incrementAndGet();
-            return Uni.createFrom().item(reply(11));
+            return Uni.createFrom().item(reply(1000));
         }, JOIN, WAIT).await().atMost(WAIT);
         running.runOrJoin(claim("big", "f"), () -> {
             works.incrementAndGet();
-            return Uni.createFrom().item(reply(11));
+            return Uni.createFrom().item(reply(1000));
         }, JOIN, WAIT).await().atMost(WAIT);
-        assertEquals(2, works.get(), "an 11-byte answer does not fit a 10-byte budget, so it was not kept");
+        assertEquals(2, works.get(), "a 1000-byte answer with its entry does not fit the budget, so it was not kept");
 
         running.runOrJoin(claim("small", "f"), () -> Uni.createFrom().item(reply(5)), JOIN, WAIT)
                 .await().atMost(WAIT);
@@ -79,8 +82,74 @@ class RunningRequestsTest {
     }
 
     @Test
+    void shouldKeepLingeringAnswersWithinTheBudgetWhateverHowManyKeysArrive() {
+        long budget = 50L * (RunningRequests.ENTRY_BYTES + 200);
+        RunningRequests running = new RunningRequests(Duration.ofHours(1), Duration.ofHours(1), 100, budget);
+        for (int i = 0; i < 1000; i++) {
+            running.runOrJoin(claim("flood-" + i, "f"), () -> Uni.createFrom().item(reply(10)), JOIN, WAIT)
+                    .await().atMost(WAIT);
+        }
+        long held = running.held();
+        // each weighs at least its body and the entry around it
+        assertTrue(held > 0 && held * (RunningRequests.ENTRY_BYTES + 10) <= budget, "lingering answers held: " + held);
+    }
+
+    @Test
+    void shouldForgetAnAnswerOnceItsLingerIsOver() throws InterruptedException {
+        RunningRequests running = new RunningRequests(Duration.ofMillis(50), Duration.ofMillis(50), 100, 1 << 20);
+        AtomicInteger works = new AtomicInteger();
+        Supplier<Uni<Reply>> work = () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(3));
+        };
+        running.runOrJoin(claim("k", "f"), work, JOIN, WAIT).await().atMost(WAIT);
+        Thread.sleep(200);
+        Reply later = running.runOrJoin(claim("k", "f"), work, JOIN, WAIT).await().atMost(WAIT);
+        assertEquals(2, works.get(), "past the linger the repeat goes through the layers itself");
+        assertEquals(null, later.headers().get(Reply.REPLAYED));
+    }
+
+    @Test
+    void shouldKeepTheAnswerToARepeatLongerThanAFirstAnswer() throws InterruptedException {
+        RunningRequests running = new RunningRequests(Duration.ofMillis(50), Duration.ofHours(1), 100, 1 << 20);
+        AtomicInteger works = new AtomicInteger();
+        running.runOrJoin(claim("new", "f"), () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(3));
+        }, JOIN, WAIT).await().atMost(WAIT);
+        running.runOrJoin(claim("asked-again", "f"), () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(3).replayed());
+        }, JOIN, WAIT).await().atMost(WAIT);
+        Thread.sleep(200);
+        Supplier<Uni<Reply>> again = () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(3));
+        };
+        running.runOrJoin(claim("new", "f"), again, JOIN, WAIT).await().atMost(WAIT);
+        assertEquals(3, works.get(), "a first answer is gone after its linger");
+        Reply fromMemory = running.runOrJoin(claim("asked-again", "f"), again, JOIN, WAIT).await().atMost(WAIT);
+        assertEquals(3, works.get(), "a repeat's answer stays for the replay linger");
+        assertEquals("true", fromMemory.headers().get(Reply.REPLAYED));
+    }
+
+    @Test
+    void shouldNotKeepAnAnswerNoStoreMayKeepAfterItsRequest() {
+        RunningRequests running = new RunningRequests(Duration.ofHours(1), Duration.ofHours(1), 100, 1 << 20);
+        AtomicInteger works = new AtomicInteger();
+        Supplier<Uni<Reply>> secret = () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(3).withHeader("Cache-Control", "no-store"));
+        };
+        running.runOrJoin(claim("pay", "f"), secret, JOIN, WAIT).await().atMost(WAIT);
+        running.runOrJoin(claim("pay", "f"), secret, JOIN, WAIT).await().atMost(WAIT);
+        assertEquals(2, works.get(), "the repeat was rendered again, not answered from memory");
+        assertEquals(0, running.held());
+    }
+
+    @Test
     void shouldJudgeARepeatWithAnotherBodyByTheFirstCopysAnswerNotByItsOwnGuess() {
-        RunningRequests running = new RunningRequests(Duration.ZERO, 100, 1 << 20);
+        RunningRequests running = new RunningRequests(Duration.ZERO, Duration.ZERO, 100, 1 << 20);
         CompletableFuture<Reply> firstAnswer = new CompletableFuture<>();
         running.runOrJoin(claim("k", "first"), () -> Uni.createFrom().completionStage(firstAnswer), JOIN, WAIT)
                 .subscribe().with(ignored -> { });
@@ -101,7 +170,7 @@ class RunningRequestsTest {
 
     @Test
     void shouldForgetEveryRequestOnceItAnsweredWhenNothingLingers() {
-        RunningRequests running = new RunningRequests(Duration.ZERO, 100, 1 << 20);
+        RunningRequests running = new RunningRequests(Duration.ZERO, Duration.ZERO, 100, 1 << 20);
         for (int i = 0; i < 50; i++) {
             running.runOrJoin(claim("k" + i, "f"), () -> Uni.createFrom().item(reply(3)), JOIN, WAIT)
                     .await().atMost(WAIT);
