@@ -20,7 +20,8 @@
 #                          on exit) and its own redis-server on a free port.
 #
 # Needs: Java 17, PostgreSQL on 127.0.0.1:5432 (trust, user postgres); for the full run Redis on 127.0.0.1:6379,
-# pgbench, redis-benchmark, wrk and python3; for the smoke redis-server and python3. All load goes to 127.0.0.1.
+# pgbench, redis-benchmark, wrk (installed with apt-get when missing) and python3; for the smoke redis-server and
+# python3. All load goes to 127.0.0.1.
 # Settings: BENCH_* variables below.
 set -euo pipefail
 
@@ -94,9 +95,14 @@ preflight() {
   fi
   redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG || die "Redis is not up on 127.0.0.1:6379"
   local tool
-  for tool in pgbench redis-benchmark wrk python3; do
-    command -v "$tool" >/dev/null || die "$tool is missing (apt-get install -y wrk postgresql-contrib redis-tools)"
+  # the Debian packages the full run uses are installed by it when missing
+  for tool in pgbench:postgresql-contrib redis-benchmark:redis-tools wrk:wrk; do
+    command -v "${tool%%:*}" >/dev/null && continue
+    log "installing ${tool#*:}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${tool#*:}" > /dev/null \
+      || die "${tool%%:*} is missing and could not be installed (apt-get install -y ${tool#*:})"
   done
+  command -v python3 >/dev/null || die "python3 is missing"
   local port
   for port in "$PORT" "$PORT_NO_REDIS"; do
     ! curl -s -o /dev/null "http://127.0.0.1:$port/" || die "port $port is taken; set BENCH_PORT/BENCH_PORT_NO_REDIS"

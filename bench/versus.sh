@@ -172,9 +172,15 @@ contest_peer() {
   await_ready peer "$port"
   env SECRET=bench-secret-1 ORDERS="$PEER_ORDERS" DUP_ORDERS="$DUP_ORDERS" WARMUP="$WARMUP" OUT_DIR="$OUT/peer" \
       bash "$PEERS/bench/bench.sh" "http://127.0.0.1:$port" "$SECONDS_PER" 32 | tee "$OUT/peer-driver.txt"
+  # the driver's measured dup_newkey repeats its warm-up's keys (see wrk_run): the same script once more, with
+  # keys of its own, measures the peer on new-key duplicates; the driver's figure is kept as dup_newkey_replayed
+  NAME=peer IDS=$OUT/peer BASE=http://127.0.0.1:$port
+  sleep 2
+  wrk_run dup_newkey "$OUT/peer/shipped_ids.txt" "$SECONDS_PER" 32 "$OUT/peer/fresh.tsv"
   rss peer
   stop
-  cp "$OUT/peer/results.tsv" "$OUT/peer.tsv"
+  sed 's/^dup_newkey\t/dup_newkey_replayed\t/' "$OUT/peer/results.tsv" > "$OUT/peer.tsv"
+  cat "$OUT/peer/fresh.tsv" >> "$OUT/peer.tsv"
 }
 
 # --- the prepared orders every orderflow contestant starts from ---
@@ -212,11 +218,15 @@ SQL
   slice ship-half 155000 45000
 }
 
+# Every wrk run gets a RUN_ID of its own: dup_newkey.lua names its keys "dup-<RUN_ID>-<thread>-<n>" and starts at
+# math.random, which wrk never seeds, so a measured run sharing its warm-up's RUN_ID would send exactly the
+# warm-up's (key, order) pairs again: stored answers to replay, not the new-key duplicates the scenario names.
 wrk_run() { # wrk_run SCENARIO IDS-FILE SECONDS CONNECTIONS RESULTS [DELAY_MS]
-  local script=$PEERS/bench/$1.lua
+  local script=$PEERS/bench/$1.lua auth=""
   [ -z "${6:-}" ] || script=$ROOT/bench/wrk/paced.lua
-  IDS_FILE=$2 SCENARIO=$1 RESULTS=$5 DELAY_MS=${6:-0} BENCH_DIR=$PEERS/bench THREADS=2 RUN_ID=$RUN_ID \
-    BENCH_AUTH="Bearer $(cat "$IDS/operator.token")" \
+  [ ! -f "$IDS/operator.token" ] || auth="Bearer $(cat "$IDS/operator.token")"
+  IDS_FILE=$2 SCENARIO=$1 RESULTS=$5 DELAY_MS=${6:-0} BENCH_DIR=$PEERS/bench THREADS=2 \
+    RUN_ID="$(date +%s%N)-$$" BENCH_AUTH=$auth \
     wrk -t 2 -c "$4" -d "${3}s" --timeout 10s -s "$script" "$BASE" > "$OUT/$NAME/wrk-$1-${3}s-c$4${6:+-d$6}.txt" 2>&1
 }
 
@@ -250,7 +260,6 @@ contest_orderflow() { # contest_orderflow NAME DIR "ENV" "FLAGS"
   NAME=$1
   port=$(free_port)
   BASE=http://127.0.0.1:$port
-  RUN_ID=$(date +%s)-$$
   mkdir -p "$OUT/$NAME"
   fresh_db "versus_${NAME//-/_}" "$TEMPLATE"
   log "$NAME on :$port ($4${3:+; $3})"

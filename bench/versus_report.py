@@ -85,6 +85,12 @@ def main(out):
                   f"{o['non2xx']} (peer {p['non2xx'] if p else '–'})"]
         print("| " + " | ".join(cells) + " |")
 
+    if "dup_newkey_replayed" in peer:
+        print(f"\nduplicate SHIP, new key: the peer driver's own run sends its warm-up's (key, order) pairs again"
+              f" (one RUN_ID, wrk's unseeded math.random), stored answers to replay:"
+              f" {peer['dup_newkey_replayed']['rps']:,.0f} req/s. The figure above is the same script with keys of"
+              f" its own, as every orderflow run is.")
+
     print("\n| contestant | ship rows per statement (mean) | service / PostgreSQL CPU ms per ship |")
     print("|---|---|---|")
     for name in contestants:
