@@ -24,7 +24,8 @@
 #
 # Env: VERSUS_SECONDS (15 per scenario), VERSUS_ORDERS (20000 made through the API), VERSUS_SHIP_ORDERS (210000
 #      seeded), VERSUS_PEER_ORDERS (30000), VERSUS_DUP_ORDERS (2000), VERSUS_WARMUP (30), VERSUS_REDIS_DB (1; never
-#      0), VERSUS_JAVA_OPTS (orderflow's shipped JVM flags), PEER_DIR (../shared/peers), VERSUS_PGBENCH_SECONDS (15).
+#      0), VERSUS_JAVA_OPTS (orderflow's shipped JVM flags), PEER_DIR (../shared/peers), VERSUS_PGBENCH_SECONDS (15),
+#      VERSUS_KEEP_DBS (0: the versus_* databases are dropped at the end).
 # Needs: java, wrk, pgbench, python3, curl, openssl; PostgreSQL (trust, user postgres) and Redis on 127.0.0.1.
 set -euo pipefail
 
@@ -65,7 +66,17 @@ fresh_db() { # fresh_db NAME [TEMPLATE]
 }
 
 PID=""
-cleanup() { [ -z "$PID" ] || { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null || true; }; }
+# the contestants' databases (a few hundred MB each) go when the run ends, however it ends; VERSUS_KEEP_DBS=1 keeps
+# them for a look afterwards
+cleanup() {
+  [ -z "$PID" ] || { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null || true; }
+  [ "${VERSUS_KEEP_DBS:-0}" = 1 ] && return
+  local db
+  for db in $(psql -X -Atq -h 127.0.0.1 -U postgres -d postgres \
+      -c "select datname from pg_database where datname like 'versus\_%'" 2>/dev/null); do
+    dropdb -h 127.0.0.1 -U postgres --if-exists "$db" 2>/dev/null || true
+  done
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
