@@ -237,7 +237,7 @@ wrk_run() { # wrk_run SCENARIO IDS-FILE SECONDS CONNECTIONS RESULTS [DELAY_MS]
   [ -z "${6:-}" ] || script=$ROOT/bench/wrk/paced.lua
   [ ! -f "$IDS/operator.token" ] || auth="Bearer $(cat "$IDS/operator.token")"
   IDS_FILE=$2 SCENARIO=$1 RESULTS=$5 DELAY_MS=${6:-0} BENCH_DIR=$PEERS/bench THREADS=2 \
-    RUN_ID="$(date +%s%N)-$$" BENCH_AUTH=$auth \
+    RUN_ID="$(date +%s%N)-$$" env ${auth:+"BENCH_AUTH=$auth"} \
     wrk -t 2 -c "$4" -d "${3}s" --timeout 10s -s "$script" "$BASE" > "$OUT/$NAME/wrk-$1-${3}s-c$4${6:+-d$6}.txt" 2>&1
 }
 
