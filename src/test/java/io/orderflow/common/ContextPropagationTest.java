@@ -12,16 +12,17 @@ import org.eclipse.microprofile.context.spi.ThreadContextProvider;
 import org.junit.jupiter.api.Test;
 
 /**
- * Mutiny's operators carry ArC's contexts from callback to callback and nothing else: no JTA transaction is captured
- * and restored around each one (see application.properties: the reactive statements never run inside JTA).
+ * Mutiny's operators capture no context around their callbacks: ArC's request context lives on the request's Vert.x
+ * duplicated context, where every callback of the request runs, and no JTA transaction is ever current (see
+ * application.properties). Capturing them cost a sixth of the service's CPU per write.
  */
 @QuarkusTest
 class ContextPropagationTest {
 
     @Test
-    void shouldCarryOnlyTheCdiContextsAcrossMutinyCallbacks() {
+    void shouldCaptureNoContextAroundMutinyCallbacks() {
         ThreadContextProviderPlan plan = SmallRyeThreadContext.getCurrentThreadContextOrDefaultContexts().getPlan();
-        assertEquals(Set.of(ThreadContext.CDI), types(plan.propagatedProviders), "the contexts captured per callback");
+        assertEquals(Set.of(), types(plan.propagatedProviders), "the contexts captured per callback");
         assertEquals(Set.of(), types(plan.clearedProviders), "the contexts cleared per callback");
         assertEquals(Set.of(ThreadContext.TRANSACTION), types(plan.unchangedProviders), "the contexts left alone");
     }

@@ -11,6 +11,7 @@ import io.orderflow.support.Contract;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
@@ -121,10 +122,12 @@ class UnsafeTextTest {
     }
 
     @Test
-    void shouldAnswerADataErrorOfPostgresqlWith400() {
-        Throwable refused = db.run(session -> session.createNativeQuery("select cast(:text as text)")
-                .setParameter("text", "A\u0000B").getSingleResult()).map(rows -> (Throwable) null)
-                .onFailure().recoverWithItem(failure -> failure).await().atMost(Duration.ofSeconds(30));
+    void shouldAnswerADataErrorOfPostgresqlWith400() throws Throwable {
+        // on a safe duplicated context of its own, as a request's statements run
+        Throwable refused = VertxContextSupport.subscribeAndAwait(() -> db.run(session -> session
+                .createNativeQuery("select cast(:text as text)").setParameter("text", "A\u0000B").getSingleResult())
+                .map(rows -> (Throwable) null).onFailure().recoverWithItem(failure -> failure)
+                .ifNoItem().after(Duration.ofSeconds(30)).fail());
         var problem = problems.toProblem(refused);
         assertEquals(400, problem.status(), String.valueOf(refused));
         assertEquals(TYPES + "invalid-request", problem.type().toString());

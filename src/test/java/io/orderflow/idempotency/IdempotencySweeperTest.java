@@ -5,9 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
@@ -15,6 +20,18 @@ class IdempotencySweeperTest {
 
     @Inject
     IdempotencySweeper sweeper;
+
+    /**
+     * One sweep as the scheduler runs it: on a Vert.x duplicated context of its own, flagged safe for Hibernate
+     * Reactive (nothing is captured around Mutiny callbacks, so a sweep started from a test thread would have none).
+     */
+    private IdempotencySweeper.Swept sweep() {
+        try {
+            return VertxContextSupport.subscribeAndAwait(sweeper::sweep);
+        } catch (Throwable failure) {
+            throw new CompletionException(failure);
+        }
+    }
 
     private static void rows(int n, String scope, String state, String expiresAt, String expiredAt) {
         Sql.update("insert into idempotency_keys (scope, idem_key, tier, state, fingerprint, created_at, expires_at,"
@@ -34,10 +51,12 @@ class IdempotencySweeperTest {
         rows(30, scope, "DONE", "1 day", "0 seconds");
         rows(30, scope, "EXPIRED", "-20 days", "-1 day");
         rows(30, scope, "EXPIRED", "-20 days", "-8 days");
-        CompletableFuture<IdempotencySweeper.Swept> a = sweeper.sweep().subscribeAsCompletionStage();
-        CompletableFuture<IdempotencySweeper.Swept> b = sweeper.sweep().subscribeAsCompletionStage();
-        IdempotencySweeper.Swept first = a.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
-        IdempotencySweeper.Swept second = b.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
+        ExecutorService twoSweepers = Executors.newFixedThreadPool(2);
+        CompletableFuture<IdempotencySweeper.Swept> a = CompletableFuture.supplyAsync(this::sweep, twoSweepers);
+        CompletableFuture<IdempotencySweeper.Swept> b = CompletableFuture.supplyAsync(this::sweep, twoSweepers);
+        IdempotencySweeper.Swept first = a.orTimeout(60, TimeUnit.SECONDS).join();
+        IdempotencySweeper.Swept second = b.orTimeout(60, TimeUnit.SECONDS).join();
+        twoSweepers.shutdown();
 
         assertEquals(30, count(scope, "DONE"), "rows not yet due stay");
         assertEquals(1200 + 30, count(scope, "EXPIRED"), "due rows are marked, recently expired ones kept");
@@ -72,7 +91,7 @@ class IdempotencySweeperTest {
                 + " values (?, ?, 'ORDERS', 'DONE', 'f', now() - interval '9 days', now() + interval '1 day')",
                 scope + " kept", usedWithRecord);
 
-        IdempotencySweeper.Swept swept = sweeper.sweep().await().atMost(java.time.Duration.ofSeconds(60));
+        IdempotencySweeper.Swept swept = sweep();
 
         assertTrue(swept.tokensPurged() >= 2, "the sweep reports what it purged: " + swept);
         assertEquals(java.util.List.of(false, true, true, false, true),

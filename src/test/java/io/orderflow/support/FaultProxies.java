@@ -50,13 +50,37 @@ public class FaultProxies implements QuarkusTestResourceLifecycleManager {
                 "orders.database.max-pending", String.valueOf(MAX_PENDING));
     }
 
-    /** Opens and unfreezes the PostgreSQL proxy again, whatever a test left it as. */
+    /**
+     * Opens and unfreezes the PostgreSQL proxy again, whatever a test left it as, and returns once the service has
+     * stopped opening connections through it. A test that froze PostgreSQL leaves the pool connecting for the waiters
+     * it abandoned at their timeouts; NetCrusher 0.10 pairs a connection it accepted just before {@code close()} with
+     * PostgreSQL after {@code close()} returned, so the next test's "PostgreSQL is down" could still reach it.
+     */
     public static void restorePostgres() {
         if (!postgres.isOpen()) {
             postgres.open();
         }
         if (postgres.isFrozen()) {
             postgres.unfreeze();
+        }
+        awaitNoNewConnections(postgres);
+    }
+
+    /** Waits (up to 10 s) until {@code proxy} has accepted no connection for 300 ms. */
+    private static void awaitNoNewConnections(TcpCrusher proxy) {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        int accepted = proxy.getClientTotalCount();
+        int quietPolls = 0;
+        while (quietPolls < 3 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            int now = proxy.getClientTotalCount();
+            quietPolls = now == accepted ? quietPolls + 1 : 0;
+            accepted = now;
         }
     }
 
