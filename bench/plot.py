@@ -8,10 +8,11 @@ peer, orderflow without and with group commit, pgbench's one-transaction and gro
 and versus-rss.svg (RSS after each contestant's run).
 """
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from versus_report import SCENARIOS, results, tsv  # noqa: E402
+from versus_report import SCENARIOS, per_round, ratios, results, tsv  # noqa: E402
 
 WIDTH, BAR, GAP, LEFT, RIGHT, TOP = 760, 26, 12, 300, 90, 44
 
@@ -44,15 +45,16 @@ def bars(title, rows, unit, path, marks=None):
 
 def main(run, img):
     os.makedirs(img, exist_ok=True)
-    peer = results(os.path.join(run, "peer.tsv"))
+    peer = results(os.path.join(run, "peer", "results.tsv"))
     now = results(os.path.join(run, "orderflow", "results.tsv"))
     off = results(os.path.join(run, "orderflow-group-commit-off", "results.tsv"))
-    ratios, goals = [], {}
+    rounds, times, goals = per_round(os.path.join(run, "rounds.tsv")), [], {}
     for key, label, goal in SCENARIOS:
-        if key in now and key in peer:
-            ratios.append((label, now[key]["rps"] / peer[key]["rps"], "#2b6cb0"))
+        within = ratios(rounds, "orderflow", "peer", key)
+        if within:
+            times.append((label, statistics.median(within), "#2b6cb0"))
             goals[label] = goal
-    bars("orderflow ÷ the peer, same run (dashed: the goal)", ratios, "×",
+    bars("orderflow ÷ the peer, median of the rounds of one run (dashed: the goal)", times, "×",
          os.path.join(img, "versus-ratios.svg"), goals)
 
     anchor = {row[0]: int(row[1]) * (int(row[4]) if len(row) > 4 else 1)

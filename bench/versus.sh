@@ -1,30 +1,37 @@
 #!/usr/bin/env bash
 # orderflow beside the conventional peer, in ONE run on ONE machine, with ONE driver (issue 14).
 #
-#   bench/versus.sh [--before GIT-REV] [--memory]
+#   bench/versus.sh [--before GIT-REV] [--memory] [--rounds N]
 #
 # 1. builds the peer (../shared/peers/spring-jpa: Spring Boot + Spring Data JPA, the same HTTP contract), the
 #    service (target/quarkus-app) and, with --before, the service as it was at GIT-REV (a detached worktree);
-# 2. the peer, alone, with its own driver (../shared/peers/bench/bench.sh: its loader, then wrk with 2 threads and
-#    32 connections on ship, same-key retry, duplicate SHIP with a new key and GET) and its default JVM flags;
+# 2. the peer with its own driver first, alone (../shared/peers/bench/bench.sh: its loader, then wrk with 2 threads
+#    and 32 connections on ship, same-key retry, duplicate SHIP with a new key and GET) and its default JVM flags;
+#    its figures are reported beside the rounds'; then PAID orders for the rounds' ship runs are seeded in its
+#    database, copies of one its loader paid;
 # 3. one database of prepared orders for every orderflow contestant: the peer's loader makes VERSUS_ORDERS orders
-#    through the API (PAID, DUP_ORDERS of them shipped: the duplicate and GET scenarios' orders), and
-#    VERSUS_SHIP_ORDERS more PAID orders are seeded in SQL for the ship runs, which use each order once (as the
-#    anchor's are); each contestant starts on a fresh copy of it (createdb -T); with --before, the old build
+#    through the API (PAID, DUP_ORDERS of them shipped: the duplicate and GET scenarios' orders), and more PAID
+#    orders are seeded in SQL for the ship runs, which use each order once (as the anchor's are); each contestant
+#    starts on a fresh copy of it (createdb -T) and a Redis database of its own; with --before, the old build
 #    prepares a database of its own the same way (its schema is its own);
-# 4. each orderflow contestant, alone: "orderflow" as shipped (the container's JVM flags under a 768 MiB limit,
-#    group commit as configured), "orderflow-group-commit-off", with --before the old build, with --memory the JVM
-#    flag sets of the memory search; each driven by the peer's wrk scripts with the same settings; then ship at a
-#    fixed pace near 10% and 50% of that contestant's own ship saturation (wrk with a per-connection delay,
-#    calibrated once) for the latency goals; service and PostgreSQL CPU per request; batch sizes; RSS;
+# 4. every contestant runs at once, idle but for its turn: the peer, "orderflow" as shipped (the container's JVM
+#    flags under a 768 MiB limit, group commit as configured), "orderflow-group-commit-off" and, with --before,
+#    the old build; each is warmed up (30 s per scenario), then ROUNDS rounds (3) measure every scenario for every
+#    contestant back to back, the contestants' order reversed in every other round, so that a change in the
+#    machine's speed (this one's varies by up to 3x within minutes) falls on all of them alike; a ratio is taken
+#    within a round and the report gives each round's and their median; then ship at a fixed pace near 10% and
+#    50% of each orderflow contestant's own ship saturation (wrk with a per-connection delay, calibrated once) for
+#    the latency goals; service and PostgreSQL CPU per request; batch sizes; RSS; with --memory, the JVM flag sets
+#    of the memory search after that, one at a time, one round each;
 # 5. the physical anchor: pgbench on the service's own transition statements (bench/sql/*.pgbench, generated from
 #    TransitionSql and TransitionBatchSql by BenchAnchorSqlTest), keyed, keyless, and the group-commit statement
 #    at the batch size the service reached, at the service's pool size;
 # 6. prints the ratios of this run only (bench/target/versus/summary.md). Absolute numbers drift between machines.
 #
-# Env: VERSUS_SECONDS (15 per scenario), VERSUS_ORDERS (20000 made through the API), VERSUS_SHIP_ORDERS (210000
-#      seeded), VERSUS_PEER_ORDERS (30000), VERSUS_DUP_ORDERS (2000), VERSUS_WARMUP (30), VERSUS_REDIS_DB (1; never
-#      0), VERSUS_JAVA_OPTS (orderflow's shipped JVM flags), PEER_DIR (../shared/peers), VERSUS_PGBENCH_SECONDS (15),
+# Env: VERSUS_SECONDS (15 per scenario), VERSUS_ORDERS (20000 made through the API), VERSUS_SHIP_SLICE (80000 seeded
+#      PAID orders per round for orderflow's ship), VERSUS_PEER_SHIP_SLICE (40000 for the peer's), VERSUS_PEER_ORDERS
+#      (30000), VERSUS_DUP_ORDERS (2000), VERSUS_WARMUP (30), VERSUS_REDIS_DB (1, the first of one Redis database
+#      per orderflow contestant; never 0), VERSUS_JAVA_OPTS (orderflow's shipped JVM flags), PEER_DIR (../shared/peers), VERSUS_PGBENCH_SECONDS (15),
 #      VERSUS_KEEP_DBS (0: the versus_* databases are dropped at the end).
 # Needs: java, wrk, pgbench, python3, curl, openssl; PostgreSQL (trust, user postgres) and Redis on 127.0.0.1.
 set -euo pipefail
@@ -34,7 +41,9 @@ OUT=$ROOT/bench/target/versus
 PEERS=${PEER_DIR:-$ROOT/../shared/peers}
 SECONDS_PER=${VERSUS_SECONDS:-15}
 ORDERS=${VERSUS_ORDERS:-20000}
-SHIP_ORDERS=${VERSUS_SHIP_ORDERS:-210000}
+SHIP_SLICE=${VERSUS_SHIP_SLICE:-80000}
+PEER_SHIP_SLICE=${VERSUS_PEER_SHIP_SLICE:-40000}
+ROUNDS=3
 PEER_ORDERS=${VERSUS_PEER_ORDERS:-30000}
 DUP_ORDERS=${VERSUS_DUP_ORDERS:-2000}
 WARMUP=${VERSUS_WARMUP:-30}
@@ -51,10 +60,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --before) BEFORE=${2:?--before needs a git revision}; shift 2 ;;
     --memory) MEMORY=true; shift ;;
-    *) echo "usage: $0 [--before GIT-REV] [--memory]" >&2; exit 2 ;;
+    --rounds) ROUNDS=${2:?--rounds needs a number}; shift 2 ;;
+    *) echo "usage: $0 [--before GIT-REV] [--memory] [--rounds N]" >&2; exit 2 ;;
   esac
 done
-[ "$REDIS_DB" != 0 ] || { echo "VERSUS_REDIS_DB must not be 0" >&2; exit 2; }
+[ "$REDIS_DB" -ge 1 ] && [ "$REDIS_DB" -le 12 ] || { echo "VERSUS_REDIS_DB must be 1-12 (never 0)" >&2; exit 2; }
+[ "$ROUNDS" -ge 1 ] || { echo "--rounds must be at least 1" >&2; exit 2; }
+# seeded PAID orders: ship's warm-up, one slice per round, the paced runs
+SHIP_ORDERS=$((60000 + ROUNDS * SHIP_SLICE + 60000))
 
 log() { printf '[versus %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { log "FAILED: $*"; exit 1; }
@@ -66,12 +79,13 @@ fresh_db() { # fresh_db NAME [TEMPLATE]
 }
 
 PID=""
+declare -A PID_OF BASE_OF IDS_OF   # per contestant, while it runs
 # the contestants' databases (a few hundred MB each) go when the run ends, however it ends; VERSUS_KEEP_DBS=1 keeps
 # them for a look afterwards
 cleanup() {
-  [ -z "$PID" ] || { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null || true; }
+  local p db
+  for p in $PID "${PID_OF[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
   [ "${VERSUS_KEEP_DBS:-0}" = 1 ] && return
-  local db
   for db in $(psql -X -Atq -h 127.0.0.1 -U postgres -d postgres \
       -c "select datname from pg_database where datname like 'versus\_%'" 2>/dev/null); do
     dropdb -h 127.0.0.1 -U postgres --if-exists "$db" 2>/dev/null || true
@@ -130,14 +144,14 @@ if [ -n "$BEFORE" ]; then
 fi
 
 # --- processes ---
-start_orderflow() { # start_orderflow DIR PORT DB NAME ENV FLAGS
-  local dir=$1 port=$2 db=$3 name=$4 extra_env=$5 flags=$6
-  redis-cli -n "$REDIS_DB" flushdb > /dev/null
+start_orderflow() { # start_orderflow DIR PORT DB NAME ENV FLAGS REDIS-DB
+  local dir=$1 port=$2 db=$3 name=$4 extra_env=$5 flags=$6 redis_db=$7
+  redis-cli -n "$redis_db" flushdb > /dev/null
   # shellcheck disable=SC2086
   (cd "$OUT" && exec env QUARKUS_HTTP_PORT="$port" \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://127.0.0.1:5432/$db" \
       QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://127.0.0.1:5432/$db" \
-      QUARKUS_REDIS_HOSTS="redis://127.0.0.1:6379/$REDIS_DB" \
+      QUARKUS_REDIS_HOSTS="redis://127.0.0.1:6379/$redis_db" \
       PAYMENTS_PROVIDERS_MOCKPAY_SECRETS=whsec_dev_mockpay_not_a_secret \
       MP_JWT_VERIFY_PUBLICKEY_LOCATION=dev/publicKey.pem \
       MP_JWT_VERIFY_ISSUER=https://orderflow.dev/dev-issuer \
@@ -155,11 +169,16 @@ await_ready() { # await_ready NAME PORT
   die "$1 did not get ready"
 }
 
-stop() { kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""; }
+use() { NAME=$1; PID=${PID_OF[$1]}; BASE=${BASE_OF[$1]}; IDS=${IDS_OF[$1]}; }   # the contestant to drive
+
+stop() { # stop NAME
+  kill "${PID_OF[$1]}"; wait "${PID_OF[$1]}" 2>/dev/null || true
+  unset "PID_OF[$1]"; PID=""
+}
 
 rss() { # rss NAME — RSS and its peak, of the running contestant
-  printf '%s\t%s\t%s\n' "$1" "$(awk '/^VmRSS/ {print $2}' "/proc/$PID/status")" \
-      "$(awk '/^VmHWM/ {print $2}' "/proc/$PID/status")" >> "$OUT/rss.tsv"
+  printf '%s\t%s\t%s\n' "$1" "$(awk '/^VmRSS/ {print $2}' "/proc/${PID_OF[$1]}/status")" \
+      "$(awk '/^VmHWM/ {print $2}' "/proc/${PID_OF[$1]}/status")" >> "$OUT/rss.tsv"
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -171,8 +190,8 @@ pg_ticks() { # CPU ticks of the machine's PostgreSQL backends
   echo "$total"
 }
 
-# --- the peer, with its own driver ---
-contest_peer() {
+# --- the peer: its own driver first, then PAID orders for the rounds ---
+start_peer() {
   local port
   port=$(free_port)
   fresh_db versus_peer
@@ -181,34 +200,40 @@ contest_peer() {
       PAYMENTS_PROVIDERS_MOCKPAY_SECRETS=bench-secret-1 java -jar "$PEER_JAR") > "$OUT/peer.log" 2>&1 &
   PID=$!
   await_ready peer "$port"
-  env SECRET=bench-secret-1 ORDERS="$PEER_ORDERS" DUP_ORDERS="$DUP_ORDERS" WARMUP="$WARMUP" OUT_DIR="$OUT/peer" \
+  PID_OF[peer]=$PID; BASE_OF[peer]=http://127.0.0.1:$port; IDS_OF[peer]=$OUT/peer-driver
+  mkdir -p "$OUT/peer"
+  env SECRET=bench-secret-1 ORDERS="$PEER_ORDERS" DUP_ORDERS="$DUP_ORDERS" WARMUP="$WARMUP" OUT_DIR="$OUT/peer-driver" \
       bash "$PEERS/bench/bench.sh" "http://127.0.0.1:$port" "$SECONDS_PER" 32 | tee "$OUT/peer-driver.txt"
-  # the driver's measured dup_newkey repeats its warm-up's keys (see wrk_run): the same script once more, with
-  # keys of its own, measures the peer on new-key duplicates; the driver's figure is kept as dup_newkey_replayed
-  NAME=peer IDS=$OUT/peer BASE=http://127.0.0.1:$port
-  sleep 2
-  wrk_run dup_newkey "$OUT/peer/shipped_ids.txt" "$SECONDS_PER" 32 "$OUT/peer/fresh.tsv"
-  rss peer
-  stop
-  sed 's/^dup_newkey\t/dup_newkey_replayed\t/' "$OUT/peer/results.tsv" > "$OUT/peer.tsv"
-  cat "$OUT/peer/fresh.tsv" >> "$OUT/peer.tsv"
+  # the rounds' ship runs use each order once: copies of one order the peer's loader paid, in the peer's own schema
+  psql_on versus_peer <<SQL > /dev/null
+insert into orders (id, customer_id, status, version, currency, amount, items, created_at, updated_at,
+                    payment_provider, payment_txn_id, paid_at)
+select ('00000000-0000-4000-9000-' || lpad(to_hex(n), 12, '0'))::uuid, 'c-versus', t.status, t.version, t.currency,
+       t.amount, t.items, now(), now(), t.payment_provider, 'txn-versus-' || n, now()
+from (select * from orders where status = 'PAID' limit 1) t, generate_series(1, $ROUNDS * $PEER_SHIP_SLICE) n;
+vacuum analyze;
+checkpoint;
+SQL
+  psql_on versus_peer -Atc "select id from orders where customer_id = 'c-versus' order by id" > "$OUT/peer-driver/seeded_ids.txt"
+  for r in $(seq 1 "$ROUNDS"); do
+    sed -n "$(((r - 1) * PEER_SHIP_SLICE + 1)),$((r * PEER_SHIP_SLICE))p" "$OUT/peer-driver/seeded_ids.txt" > "$OUT/peer-driver/ship-$r"
+  done
 }
 
 # --- the prepared orders every orderflow contestant starts from ---
 prepare_orders() { # prepare_orders DIR TEMPLATE IDS — through DIR's build, so the schema is its own
-  local dir=$1 port
-  TEMPLATE=$2 IDS=$3
+  local dir=$1 port template=$2 ids=$3
   port=$(free_port)
-  fresh_db "$TEMPLATE"
-  mkdir -p "$IDS"
-  log "preparing $ORDERS orders through the API and seeding $SHIP_ORDERS PAID ones (database $TEMPLATE)"
-  start_orderflow "$dir" "$port" "$TEMPLATE" "prepare-$TEMPLATE" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
-  await_ready "prepare-$TEMPLATE" "$port"
+  fresh_db "$template"
+  mkdir -p "$ids"
+  log "preparing $ORDERS orders through the API and seeding $SHIP_ORDERS PAID ones (database $template)"
+  start_orderflow "$dir" "$port" "$template" "prepare-$template" "$SHIPPED_ENV" "$SHIPPED_FLAGS" "$REDIS_DB"
+  await_ready "prepare-$template" "$port"
   env SECRET=whsec_dev_mockpay_not_a_secret JWT_KEY="$ROOT/dev/jwt/privateKey.pem" \
       JWT_ISSUER=https://orderflow.dev/dev-issuer \
-      python3 "$PEERS/bench/loader.py" "http://127.0.0.1:$port" "$IDS" "$ORDERS" "$DUP_ORDERS" | tee "$OUT/loader.txt"
-  stop
-  psql_on "$TEMPLATE" <<SQL > /dev/null
+      python3 "$PEERS/bench/loader.py" "http://127.0.0.1:$port" "$ids" "$ORDERS" "$DUP_ORDERS" | tee "$OUT/loader.txt"
+  kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+  psql_on "$template" <<SQL > /dev/null
 insert into orders (id, customer_id, status, version, currency, amount, items, payment_provider, payment_txn_id,
                     paid_at, created_at, updated_at)
 select ('00000000-0000-4000-9000-' || lpad(to_hex(n), 12, '0'))::uuid, 'c-versus', 'PAID', 2, 'USD', 2999,
@@ -218,15 +243,15 @@ from generate_series(1, $SHIP_ORDERS) n;
 vacuum analyze;
 checkpoint;
 SQL
-  psql_on "$TEMPLATE" -Atc "select id from orders where customer_id = 'c-versus' order by id" > "$IDS/seeded_ids.txt"
+  psql_on "$template" -Atc "select id from orders where customer_id = 'c-versus' order by id" > "$ids/seeded_ids.txt"
   # slices of the seeded orders: ship's warm-up (enough for 2,000/s over a 30 s warm-up: after 10 s the JIT still
-  # compiled), ship at saturation (enough for 5,000/s), the paced runs (each contestant has its own copy of the
-  # database, so every contestant uses the same slices)
-  slice() { sed -n "$(($2 + 1)),$(($2 + $3))p" "$IDS/seeded_ids.txt" > "$IDS/$1"; }
+  # compiled), one per round for ship at saturation (enough for 5,000/s), the paced runs (each contestant has its
+  # own copy of the database, so every contestant uses the same slices)
+  slice() { sed -n "$(($2 + 1)),$(($2 + $3))p" "$ids/seeded_ids.txt" > "$ids/$1"; }
   slice ship-warmup 0 60000
-  slice ship 60000 80000
-  slice ship-low 140000 15000
-  slice ship-half 155000 45000
+  for r in $(seq 1 "$ROUNDS"); do slice "ship-$r" $((60000 + (r - 1) * SHIP_SLICE)) "$SHIP_SLICE"; done
+  slice ship-low $((60000 + ROUNDS * SHIP_SLICE)) 15000
+  slice ship-half $((75000 + ROUNDS * SHIP_SLICE)) 45000
 }
 
 # Every wrk run gets a RUN_ID of its own: dup_newkey.lua names its keys "dup-<RUN_ID>-<thread>-<n>" and starts at
@@ -241,18 +266,38 @@ wrk_run() { # wrk_run SCENARIO IDS-FILE SECONDS CONNECTIONS RESULTS [DELAY_MS]
     wrk -t 2 -c "$4" -d "${3}s" --timeout 10s -s "$script" "$BASE" > "$OUT/$NAME/wrk-$1-${3}s-c$4${6:+-d$6}.txt" 2>&1
 }
 
-measure() { # measure SCENARIO IDS-FILE — at saturation, with CPU per request
+ids_for() { # ids_for SCENARIO ROUND — the current contestant's orders for it
+  case $1 in
+    ship) echo "$IDS/ship-$2" ;;
+    dup_retry|dup_newkey) echo "$IDS/shipped_ids.txt" ;;
+    get) echo "$IDS/all_ids.txt" ;;
+  esac
+}
+
+batch_rows() { # batch_rows FILE — the service's group-commit batch histogram, as it stands
+  curl -s "$BASE/q/metrics" | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$1" || true
+}
+
+measure() { # measure SCENARIO ROUND — at saturation, with CPU per request
   local a b c d line
+  [ "$1" != ship ] || batch_rows "$OUT/$NAME/batch-before-$2.txt"
   a=$(cpu_ticks "$PID"); b=$(pg_ticks)
-  wrk_run "$1" "$2" "$SECONDS_PER" 32 "$OUT/$NAME/results.tsv"
+  wrk_run "$1" "$(ids_for "$1" "$2")" "$SECONDS_PER" 32 "$OUT/$NAME/results.tsv"
   c=$(cpu_ticks "$PID"); d=$(pg_ticks)
-  line=$(grep "^$1	" "$OUT/$NAME/results.tsv" | tail -n 1)
+  [ "$1" != ship ] || batch_rows "$OUT/$NAME/batch-after-$2.txt"
+  line=$(tail -n 1 "$OUT/$NAME/results.tsv")
   printf '%s\t%s\t%s\t%s\n' "$1" "$(echo "$line" | cut -f8)" "$((c - a))" "$((d - b))" >> "$OUT/$NAME/cpu.tsv"
+  printf '%s\t%s\t%s\n' "$2" "$NAME" "$line" >> "$OUT/rounds.tsv"
+}
+
+median_rps() { # median_rps SCENARIO — of the current contestant's rounds
+  awk -F'\t' -v s="$1" '$1 == s {print $2}' "$OUT/$NAME/results.tsv" | sort -n \
+    | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
 
 paced() { # paced LABEL PERCENT IDS-FILE — ship at about PERCENT% of this contestant's ship saturation
   local sat target conns delay got
-  sat=$(awk -F'\t' '$1 == "ship" {print $2}' "$OUT/$NAME/results.tsv")
+  sat=$(median_rps ship)
   target=$(echo "$sat * $2 / 100" | bc -l)
   conns=$(( $2 >= 50 ? 32 : 8 ))
   delay=$(echo "1000 * $conns / $target" | bc -l)
@@ -266,32 +311,30 @@ paced() { # paced LABEL PERCENT IDS-FILE — ship at about PERCENT% of this cont
   printf '%s\t%s\t%s\n' "$1" "$2" "$(tail -n 1 "$OUT/$NAME/paced.tsv")" >> "$OUT/$NAME/paced-summary.tsv"
 }
 
-contest_orderflow() { # contest_orderflow NAME DIR "ENV" "FLAGS"
-  local port
-  NAME=$1
+start_contestant() { # start_contestant NAME DIR "ENV" "FLAGS" REDIS-DB TEMPLATE IDS — started and warmed up
+  local name=$1 port
   port=$(free_port)
-  BASE=http://127.0.0.1:$port
-  mkdir -p "$OUT/$NAME"
-  fresh_db "versus_${NAME//-/_}" "$TEMPLATE"
-  log "$NAME on :$port ($4${3:+; $3})"
-  printf '%s\t%s\t%s\n' "$NAME" "$3" "$4" >> "$OUT/contestants.tsv"
-  start_orderflow "$2" "$port" "versus_${NAME//-/_}" "$NAME" "$3" "$4"
-  await_ready "$NAME" "$port"
+  mkdir -p "$OUT/$name"
+  fresh_db "versus_${name//-/_}" "$6"
+  log "$name on :$port ($4${3:+; $3}; Redis database $5)"
+  printf '%s\t%s\t%s\n' "$name" "$3" "$4" >> "$OUT/contestants.tsv"
+  start_orderflow "$2" "$port" "versus_${name//-/_}" "$name" "$3" "$4" "$5"
+  await_ready "$name" "$port"
+  PID_OF[$name]=$PID; BASE_OF[$name]=http://127.0.0.1:$port; IDS_OF[$name]=$7
+  use "$name"
   wrk_run ship "$IDS/ship-warmup" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
   for s in dup_retry dup_newkey get; do
-    wrk_run "$s" "$IDS/$([ "$s" = get ] && echo all || echo shipped)_ids.txt" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
+    wrk_run "$s" "$(ids_for "$s" 0)" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
   done
-  curl -s "$BASE/q/metrics" | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$OUT/$NAME/batch-before.txt" || true
-  sleep 2; measure ship "$IDS/ship"
-  curl -s "$BASE/q/metrics" | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$OUT/$NAME/batch-after.txt" || true
-  sleep 2; measure dup_retry "$IDS/shipped_ids.txt"
-  sleep 2; measure dup_newkey "$IDS/shipped_ids.txt"
-  sleep 2; measure get "$IDS/all_ids.txt"
-  sleep 2; paced low 10 "$IDS/ship-low"
-  sleep 2; paced half 50 "$IDS/ship-half"
-  rss "$NAME"
-  stop
-  grep -c ' ERROR ' "$OUT/$NAME.log" > "$OUT/$NAME/errors.txt" || true
+}
+
+round() { # round N NAME... — every scenario for every named contestant, back to back
+  local r=$1 s name
+  shift
+  log "round $r of $ROUNDS: $*"
+  for s in ship dup_retry dup_newkey get; do
+    for name in "$@"; do use "$name"; sleep 2; measure "$s" "$r"; done
+  done
 }
 
 {
@@ -300,47 +343,63 @@ contest_orderflow() { # contest_orderflow NAME DIR "ENV" "FLAGS"
   echo "cores=$(nproc) cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
   echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "orderflow_flags=$SHIPPED_FLAGS"
-  echo "driver=$PEERS/bench wrk scripts, ${SECONDS_PER}s after ${WARMUP}s of warm-up per scenario, 2 threads, 32 connections; orderflow: $ORDERS orders via the API + $SHIP_ORDERS seeded; peer: $PEER_ORDERS via the API"
+  echo "driver=$PEERS/bench wrk scripts, ${SECONDS_PER}s after ${WARMUP}s of warm-up per scenario, 2 threads, 32 connections; orderflow: $ORDERS orders via the API + $SHIP_ORDERS seeded; peer: $PEER_ORDERS via the API + $((ROUNDS * PEER_SHIP_SLICE)) seeded"
+  echo "rounds=$ROUNDS (every contestant running; within a round each scenario is measured for each contestant back to back; the order reverses every other round)"
   echo "clock_ticks_per_second=$(getconf CLK_TCK)"
 } > "$OUT/environment.txt"
 
-contest_peer
+start_peer
 if [ -n "$BEFORE_DIR" ]; then
   # the old build on orders it prepared itself, in its own schema
   prepare_orders "$BEFORE_DIR" versus_template_before "$OUT/orders-before"
-  contest_orderflow before "$BEFORE_DIR" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
 fi
 prepare_orders "$ROOT" versus_template "$OUT/orders"
-contest_orderflow orderflow "$ROOT" "$SHIPPED_ENV" "$SHIPPED_FLAGS"
-contest_orderflow orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false IDEMPOTENCY_RECORDS_GROUP_COMMIT=false" "$SHIPPED_FLAGS"
+TEMPLATE=versus_template
+ORDER=(peer)
+if [ -n "$BEFORE_DIR" ]; then
+  start_contestant before "$BEFORE_DIR" "$SHIPPED_ENV" "$SHIPPED_FLAGS" $((REDIS_DB + 2)) versus_template_before "$OUT/orders-before"
+  ORDER+=(before)
+fi
+start_contestant orderflow "$ROOT" "$SHIPPED_ENV" "$SHIPPED_FLAGS" "$REDIS_DB" "$TEMPLATE" "$OUT/orders"
+start_contestant orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false IDEMPOTENCY_RECORDS_GROUP_COMMIT=false" "$SHIPPED_FLAGS" $((REDIS_DB + 1)) "$TEMPLATE" "$OUT/orders"
+ORDER+=(orderflow orderflow-group-commit-off)
+for r in $(seq 1 "$ROUNDS"); do
+  if [ $((r % 2)) = 1 ]; then round "$r" "${ORDER[@]}"; else round "$r" $(printf '%s\n' "${ORDER[@]}" | tac); fi
+done
+for name in "${ORDER[@]}"; do
+  [ "$name" = peer ] && continue
+  use "$name"
+  sleep 2; paced low 10 "$IDS/ship-low"
+  sleep 2; paced half 50 "$IDS/ship-half"
+done
+for name in "${ORDER[@]}"; do
+  rss "$name"
+  stop "$name"
+  [ "$name" = peer ] || grep -c ' ERROR ' "$OUT/$name.log" > "$OUT/$name/errors.txt" || true
+done
 if $MEMORY; then
-  # the memory search: the shipped flags' neighbours, lowest heap first (docs/benchmarks.md says which won)
-  contest_orderflow mem-default "$ROOT" "" "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75"
-  contest_orderflow mem-no-arena-cap "$ROOT" "" "$SHIPPED_FLAGS"
-  contest_orderflow mem-xmx96 "$ROOT" "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx96m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
-  contest_orderflow mem-xmx128 "$ROOT" "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx128m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
-  contest_orderflow mem-xmx192 "$ROOT" "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx192m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
-  contest_orderflow mem-xmx160-g1 "$ROOT" "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx160m -XX:+UseG1GC -XX:ReservedCodeCacheSize=64m -Xss512k"
+  # the memory search: the shipped flags' neighbours, lowest heap first (docs/benchmarks.md says which won), one at a
+  # time, one round each
+  memory() { # memory NAME "ENV" "FLAGS"
+    start_contestant "$1" "$ROOT" "$2" "$3" "$REDIS_DB" "$TEMPLATE" "$OUT/orders"
+    round 1 "$1"
+    rss "$1"
+    stop "$1"
+  }
+  memory mem-default "" "-XX:MaxRAM=768m -XX:MaxRAMPercentage=75"
+  memory mem-no-arena-cap "" "$SHIPPED_FLAGS"
+  memory mem-xmx96 "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx96m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
+  memory mem-xmx128 "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx128m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
+  memory mem-xmx192 "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx192m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k"
+  memory mem-xmx160-g1 "$SHIPPED_ENV" "-XX:MaxRAM=768m -Xmx160m -XX:+UseG1GC -XX:ReservedCodeCacheSize=64m -Xss512k"
 fi
 
 # the batch size the service reached on ship, for the group-commit anchor
-ROWS=$(python3 - "$OUT/orderflow" <<'PY'
-import sys, re
-def read(p):
-    v = {}
-    for line in open(p):
-        k, n = line.split()
-        v[k.split('{')[0]] = float(n)
-    return v
-try:
-    a, b = read(sys.argv[1] + "/batch-before.txt"), read(sys.argv[1] + "/batch-after.txt")
-    n = b["orderflow_transitions_batch_rows_count"] - a.get("orderflow_transitions_batch_rows_count", 0)
-    s = b["orderflow_transitions_batch_rows_sum"] - a.get("orderflow_transitions_batch_rows_sum", 0)
-    print(max(2, round(s / n)) if n else 8)
-except Exception:
-    print(8)
-PY
-)
+ROWS=$(cd "$ROOT/bench" && python3 -c '
+import sys
+from versus_report import batch_rows
+rows = batch_rows(sys.argv[1])
+print(max(2, round(rows)) if rows else 8)' "$OUT/orderflow")
 fresh_db versus_anchor "$TEMPLATE"
 log "pgbench on the service's own statements ($POOL clients, ${PGBENCH_SECONDS}s each; batches of $ROWS)"
 "$ROOT/bench/anchor.sh" versus_anchor pgbench-keyed keyed "$OUT" "$POOL" "$PGBENCH_SECONDS"

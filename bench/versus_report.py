@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
-"""Summarises one bench/versus.sh run (its folder as the argument): ratios from that run only."""
+"""Summarises one bench/versus.sh run (its folder as the argument): ratios from that run only.
+
+Every contestant ran in rounds: a ratio is taken within a round (the contestants measured back to back), and a
+contestant's figure for a scenario is its median round.
+"""
+import glob
 import os
+import statistics
 import sys
 
 SCENARIOS = [  # key, label, goal (× the peer)
@@ -17,36 +23,69 @@ def tsv(path):
     return [line.rstrip("\n").split("\t") for line in open(path) if line.strip()]
 
 
+def row(f):
+    """One line of wrk's figures (the peer driver's results.tsv format)."""
+    return {"rps": float(f[1]), "p50": float(f[2]), "p99": float(f[3]), "non2xx": int(f[5]), "sockerr": int(f[6]),
+            "requests": int(f[7]), "exhausted": f[9] != "0"}
+
+
 def results(path):
-    """wrk's figures per scenario (the peer driver's results.tsv format)."""
-    rows = {}
+    """wrk's figures per scenario: the median round's (the upper one of an even number), non-2xx over all rounds."""
+    rounds = {}
     for f in tsv(path):
         if len(f) >= 10:
-            rows[f[0]] = {"rps": float(f[1]), "p50": float(f[2]), "p99": float(f[3]), "non2xx": int(f[5]),
-                          "sockerr": int(f[6]), "requests": int(f[7]), "exhausted": f[9] != "0"}
-    return rows
-
-
-def cpu(path, ticks):
-    """Service and PostgreSQL CPU milliseconds per request, per scenario."""
+            rounds.setdefault(f[0], []).append(row(f))
     out = {}
-    for name, requests, service, pg in tsv(path):
-        n = max(1, int(requests))
-        out[name] = (int(service) * 1000 / ticks / n, int(pg) * 1000 / ticks / n)
+    for scenario, rows in rounds.items():
+        median = dict(sorted(rows, key=lambda r: r["rps"])[len(rows) // 2])
+        median["non2xx"] = sum(r["non2xx"] for r in rows)
+        median["exhausted"] = any(r["exhausted"] for r in rows)
+        out[scenario] = median
     return out
 
 
+def per_round(path):
+    """{(round, contestant, scenario): req/s} of rounds.tsv."""
+    return {(f[0], f[1], f[2]): float(f[3]) for f in tsv(path) if len(f) >= 12}
+
+
+def ratios(rounds, a, b, scenario):
+    """a ÷ b within each round both ran the scenario, in round order."""
+    keys = sorted({r for r, _, _ in rounds}, key=int)
+    return [rounds[(r, a, scenario)] / rounds[(r, b, scenario)] for r in keys
+            if (r, a, scenario) in rounds and (r, b, scenario) in rounds and rounds[(r, b, scenario)]]
+
+
+def cpu(path, ticks):
+    """Service and PostgreSQL CPU milliseconds per request, per scenario, over all its rounds."""
+    sums = {}
+    for name, requests, service, pg in tsv(path):
+        n, s, p = sums.get(name, (0, 0, 0))
+        sums[name] = (n + int(requests), s + int(service), p + int(pg))
+    return {name: (s * 1000 / ticks / max(1, n), p * 1000 / ticks / max(1, n)) for name, (n, s, p) in sums.items()}
+
+
 def batch_rows(folder):
-    def read(name):
+    """Mean rows per group-commit statement over the ship runs of all rounds."""
+    def read(path):
         values = {}
-        for line in open(os.path.join(folder, name)) if os.path.exists(os.path.join(folder, name)) else []:
+        for line in open(path) if os.path.exists(path) else []:
             key, value = line.split()
             values[key.split("{")[0]] = float(value)
         return values
-    a, b = read("batch-before.txt"), read("batch-after.txt")
-    count = b.get("orderflow_transitions_batch_rows_count", 0) - a.get("orderflow_transitions_batch_rows_count", 0)
-    total = b.get("orderflow_transitions_batch_rows_sum", 0) - a.get("orderflow_transitions_batch_rows_sum", 0)
+    count = total = 0
+    for before in glob.glob(os.path.join(folder, "batch-before-*.txt")):
+        a, b = read(before), read(before.replace("batch-before-", "batch-after-"))
+        count += b.get("orderflow_transitions_batch_rows_count", 0) - a.get("orderflow_transitions_batch_rows_count", 0)
+        total += b.get("orderflow_transitions_batch_rows_sum", 0) - a.get("orderflow_transitions_batch_rows_sum", 0)
     return total / count if count else None
+
+
+def times(values):
+    """The median ratio in bold, then each round's."""
+    if not values:
+        return "–", "–"
+    return f"**{statistics.median(values):.2f}×**", " · ".join(f"{v:.2f}" for v in values)
 
 
 def main(out):
@@ -56,40 +95,54 @@ def main(out):
     contestants = [c[0] for c in tsv(os.path.join(out, "contestants.tsv"))]
     flags = {c[0]: (c[1], c[2]) for c in tsv(os.path.join(out, "contestants.tsv"))}
     figures = {name: results(os.path.join(out, name, "results.tsv")) for name in contestants}
-    cpus = {name: cpu(os.path.join(out, name, "cpu.tsv"), ticks) for name in contestants}
-    peer = results(os.path.join(out, "peer.tsv"))
+    cpus = {name: cpu(os.path.join(out, name, "cpu.tsv"), ticks) for name in contestants + ["peer"]}
+    peer = results(os.path.join(out, "peer", "results.tsv"))
+    driver = results(os.path.join(out, "peer-driver", "results.tsv"))
+    rounds = per_round(os.path.join(out, "rounds.tsv"))
     now, off = figures.get("orderflow", {}), figures.get("orderflow-group-commit-off", {})
     before = figures.get("before", {})
 
     print("# orderflow beside the peer: one run, one machine, one driver\n")
     print("```\n" + open(os.path.join(out, "environment.txt")).read().strip() + "\n```\n")
-    head = ["scenario", "peer req/s", "orderflow req/s", "× peer", "goal", "group commit off req/s", "on ÷ off"]
+    print("req/s: each contestant's median round. × and ÷: the median of the ratios taken within each round, then"
+          " each round's.\n")
+    head = ["scenario", "peer req/s (its driver alone, first)", "orderflow req/s", "× peer", "each round", "goal",
+            "group commit off req/s", "on ÷ off (each round)"]
     if before:
-        head += ["before req/s", "× before"]
+        head += ["before req/s", "× before (each round)"]
     head += ["p50 / p99 ms", "service / PostgreSQL CPU ms per request", "non-2xx"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for key, label, goal in SCENARIOS:
         if key not in now:
             continue
-        o, p, g, b = now[key], peer.get(key), off.get(key), before.get(key)
-        x = o["rps"] / p["rps"] if p else None
-        cells = [label, f"{p['rps']:,.0f}" if p else "–",
+        o, p, g, b, d = now[key], peer.get(key), off.get(key), before.get(key), driver.get(key)
+        x = ratios(rounds, "orderflow", "peer", key)
+        median, each = times(x)
+        met = x and statistics.median(x) >= goal
+        on_off, on_off_each = times(ratios(rounds, "orderflow", "orderflow-group-commit-off", key))
+        cells = [label, (f"{p['rps']:,.0f}" if p else "–") + (f" ({d['rps']:,.0f})" if d else ""),
                  f"{o['rps']:,.0f}" + (" (ids ran out)" if o["exhausted"] else ""),
-                 f"**{x:.2f}×**" if x else "–", f"≥ {goal:g}× {'met' if x and x >= goal else 'missed'}",
-                 f"{g['rps']:,.0f}" if g else "–", f"{o['rps'] / g['rps']:.2f}×" if g else "–"]
+                 median, each, f"≥ {goal:g}× {'met' if met else 'missed'}",
+                 f"{g['rps']:,.0f}" if g else "–", f"{on_off} ({on_off_each})" if g else "–"]
         if before:
-            cells += [f"{b['rps']:,.0f}" if b else "–", f"{o['rps'] / b['rps']:.2f}×" if b else "–"]
+            vs, vs_each = times(ratios(rounds, "orderflow", "before", key))
+            cells += [f"{b['rps']:,.0f}" if b else "–", f"{vs} ({vs_each})" if b else "–"]
         c = cpus["orderflow"].get(key)
         cells += [f"{o['p50']:.1f} / {o['p99']:.1f}", f"{c[0]:.3f} / {c[1]:.3f}" if c else "–",
                   f"{o['non2xx']} (peer {p['non2xx'] if p else '–'})"]
         print("| " + " | ".join(cells) + " |")
 
-    if "dup_newkey_replayed" in peer:
-        print(f"\nduplicate SHIP, new key: the peer driver's own run sends its warm-up's (key, order) pairs again"
-              f" (one RUN_ID, wrk's unseeded math.random), stored answers to replay:"
-              f" {peer['dup_newkey_replayed']['rps']:,.0f} req/s. The figure above is the same script with keys of"
-              f" its own, as every orderflow run is.")
+    if "dup_newkey" in driver:
+        print(f"\nThe peer's own driver ran first, alone (in brackets above). Its new-key duplicate run sends its"
+              f" warm-up's (key, order) pairs again (one RUN_ID, wrk's unseeded math.random): stored answers to"
+              f" replay, {driver['dup_newkey']['rps']:,.0f} req/s. The rounds send the same script with keys of"
+              f" their own, for every contestant.")
+    pc = cpus.get("peer", {})
+    if pc:
+        print("\nThe peer's CPU ms per request (service / PostgreSQL): " + ", ".join(
+            f"{label.split(' (')[0]} {pc[key][0]:.3f} / {pc[key][1]:.3f}" for key, label, _ in SCENARIOS
+            if key in pc) + ".")
 
     print("\n| contestant | ship rows per statement (mean) | service / PostgreSQL CPU ms per ship |")
     print("|---|---|---|")
@@ -129,15 +182,17 @@ def main(out):
             print(f"| {label}{f' ({rows} rows per statement)' if rows > 1 else ''} | {clients} | {int(tps):,} |"
                   f" {int(tps) * rows:,} |")
         keyed = per_second.get("pgbench-keyed")
-        if keyed and "ship" in now:
+        if keyed and "ship" in now:  # the median rounds' ship
             r = now["ship"]["rps"] / keyed
             print(f"\nship reaches **{r:.2f}×** pgbench's one-transaction figure for the same SQL (goal ≥ 0.5,"
                   f" stretch > 1: {'stretch met' if r > 1 else 'met' if r >= 0.5 else 'missed'})"
                   + (f"; without group commit {off['ship']['rps'] / keyed:.2f}×" if "ship" in off else "")
                   + (f"; the peer {peer['ship']['rps'] / keyed:.2f}×" if "ship" in peer else "") + ".")
-        if "ship" in now and "ship" in off:
-            r = now["ship"]["rps"] / off["ship"]["rps"]
-            print(f"group commit on ÷ off on ship: **{r:.2f}×** (goal ≥ 1.5: {'met' if r >= 1.5 else 'missed'}).")
+        on_off = ratios(rounds, "orderflow", "orderflow-group-commit-off", "ship")
+        if on_off:
+            r = statistics.median(on_off)
+            print(f"group commit on ÷ off on ship: **{r:.2f}×**, the median of "
+                  f"{' · '.join(f'{v:.2f}' for v in on_off)} (goal ≥ 1.5: {'met' if r >= 1.5 else 'missed'}).")
 
     rss = tsv(os.path.join(out, "rss.tsv"))
     if rss:
