@@ -182,9 +182,13 @@ rss() { # rss NAME — RSS and its peak, of the running contestant
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-pg_ticks() { # CPU ticks of the machine's PostgreSQL backends
-  local total=0 p
-  for p in $(pgrep -P "$(head -n 1 "$(psql -X -Atq -h 127.0.0.1 -U postgres -c 'show data_directory')/postmaster.pid")"); do
+pg_ticks() { # CPU ticks of the machine's PostgreSQL backends: the running ones, and those that have exited since the
+  # postmaster started (it reaps them: its cutime and cstime), so a connection closing during a measurement takes
+  # nothing away
+  local total postmaster p
+  postmaster=$(head -n 1 "$(psql -X -Atq -h 127.0.0.1 -U postgres -c 'show data_directory')/postmaster.pid")
+  total=$(awk '{print $16 + $17}' "/proc/$postmaster/stat")
+  for p in $(pgrep -P "$postmaster"); do
     total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
   done
   echo "$total"
