@@ -20,8 +20,8 @@
 #    contestant back to back, the contestants' order reversed in every other round, so that a change in the
 #    machine's speed (this one's varies by up to 3x within minutes) falls on all of them alike; a ratio is taken
 #    within a round and the report gives each round's and their median; then ship at a fixed pace near 10% and
-#    50% of each orderflow contestant's own ship saturation (wrk with a per-connection delay, calibrated once) for
-#    the latency goals; service and PostgreSQL CPU per request; batch sizes; RSS; with --memory, the JVM flag sets
+#    50% of each orderflow contestant's own ship saturation (wrk with a per-connection delay, calibrated once), each
+#    level for every orderflow contestant back to back, for the latency goals; service and PostgreSQL CPU per request; batch sizes; RSS; with --memory, the JVM flag sets
 #    of the memory search after that, one at a time, one round each;
 # 5. the physical anchor: pgbench on the service's own transition statements (bench/sql/*.pgbench, generated from
 #    TransitionSql and TransitionBatchSql by BenchAnchorSqlTest), keyed, keyless, and the group-commit statement
@@ -370,11 +370,13 @@ ORDER+=(orderflow orderflow-group-commit-off)
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then round "$r" "${ORDER[@]}"; else round "$r" $(printf '%s\n' "${ORDER[@]}" | tac); fi
 done
-for name in "${ORDER[@]}"; do
-  [ "$name" = peer ] && continue
-  use "$name"
-  sleep 2; paced low 10 "$IDS/ship-low"
-  sleep 2; paced half 50 "$IDS/ship-half"
+# the paced runs, each level for every orderflow contestant back to back (group commit on and off side by side)
+for level in "low 10" "half 50"; do
+  for name in "${ORDER[@]}"; do
+    [ "$name" = peer ] && continue
+    use "$name"
+    sleep 2; paced ${level% *} ${level#* } "$IDS/ship-${level% *}"
+  done
 done
 for name in "${ORDER[@]}"; do
   rss "$name"
