@@ -30,7 +30,7 @@
 #
 # Env: VERSUS_SECONDS (15 per scenario), VERSUS_ORDERS (20000 made through the API), VERSUS_SHIP_SLICE (80000 seeded
 #      PAID orders per round for orderflow's ship), VERSUS_PEER_SHIP_SLICE (40000 for the peer's), VERSUS_PEER_ORDERS
-#      (30000), VERSUS_DUP_ORDERS (2000), VERSUS_WARMUP (30), VERSUS_REDIS_DB (1, the first of one Redis database
+#      (30000), VERSUS_DUP_ORDERS (2000), VERSUS_WARMUP (30), VERSUS_REDIS_DB (5, the first of one Redis database
 #      per orderflow contestant; never 0), VERSUS_JAVA_OPTS (orderflow's shipped JVM flags), PEER_DIR (../shared/peers), VERSUS_PGBENCH_SECONDS (15),
 #      VERSUS_KEEP_DBS (0: the versus_* databases are dropped at the end).
 # Needs: java, wrk, pgbench, python3, curl, openssl; PostgreSQL (trust, user postgres) and Redis on 127.0.0.1.
@@ -47,7 +47,7 @@ ROUNDS=3
 PEER_ORDERS=${VERSUS_PEER_ORDERS:-30000}
 DUP_ORDERS=${VERSUS_DUP_ORDERS:-2000}
 WARMUP=${VERSUS_WARMUP:-30}
-REDIS_DB=${VERSUS_REDIS_DB:-1}
+REDIS_DB=${VERSUS_REDIS_DB:-5}   # 5, 6 and 7: bench/run.sh uses 1, the tests 2 and 3
 PGBENCH_SECONDS=${VERSUS_PGBENCH_SECONDS:-15}
 POOL=20                       # quarkus.datasource.reactive.max-size; the peer's Hikari pool is 20 too
 # orderflow as shipped: the Dockerfile's JAVA_OPTS under the 768 MiB limit issue 14 measures against (MaxRAM
