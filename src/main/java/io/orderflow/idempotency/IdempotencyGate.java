@@ -124,6 +124,7 @@ public class IdempotencyGate {
             throw reused();
         }
         metrics.replayed(layer);
+        claim.markAnsweredBefore();
         return first.replayed();
     }
 

@@ -24,6 +24,7 @@ public final class KeyClaim {
     private final Instant expiresAt;
     private final UUID orderId;
     private boolean recorded;
+    private volatile boolean answeredBefore;
 
     KeyClaim(String scope, String key, String fingerprint, Tier tier, Instant createdAt, Instant expiresAt,
             UUID orderId) {
@@ -79,6 +80,19 @@ public final class KeyClaim {
 
     boolean isRecorded() {
         return recorded;
+    }
+
+    /**
+     * Called when this request is answered with the key's stored first answer (Redis, PostgreSQL or a racer's
+     * record): its key had been answered before. A state-machine duplicate under a new key is not that: it is the
+     * key's first answer, even though it tells the client the order had already moved.
+     */
+    void markAnsweredBefore() {
+        answeredBefore = true;
+    }
+
+    boolean wasAnsweredBefore() {
+        return answeredBefore;
     }
 
     /** The record of an outcome that wrote no business row (a duplicate, a business failure). */

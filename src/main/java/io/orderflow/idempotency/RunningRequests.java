@@ -28,10 +28,12 @@ import java.util.function.Supplier;
  *
  * <p>How long an answer stays depends on whether its key was new. A first answer stays for {@code linger}, long
  * enough for a repeat right behind it (Redis is written off the response path), and short enough to die in the
- * young generation. An answer that was itself a repeat's (its key had been answered before: Redis or PostgreSQL
- * replayed it) stays for {@code replay-linger}: a key that is asked again is usually asked again and again (a
- * client's retry loop, a retry storm), and its answer never changes. Each key's answer is then looked up in Redis
- * once per {@code replay-linger}, not once per repeat.
+ * young generation; so does a new key's state-machine duplicate (the order had already taken the event), which is
+ * that key's first answer though it is marked replayed for the client. An answer that was itself a repeat's (its
+ * key had been answered before: Redis or PostgreSQL replayed it, {@link KeyClaim#markAnsweredBefore}) stays for
+ * {@code replay-linger}: a key that is asked again is usually asked again and again (a client's retry loop, a
+ * retry storm), and its answer never changes. Each key's answer is then looked up in Redis once per
+ * {@code replay-linger}, not once per repeat.
  *
  * <p>Bounded: at most {@code idempotency.replica.max-entries} requests run through here at once (beyond that a
  * request simply skips the shortcut), and finished answers stay within {@code max-bytes}. A finished answer keeps
@@ -97,7 +99,7 @@ public class RunningRequests {
             first = running.putIfAbsent(id, mine);
             if (first == null) {
                 return Uni.createFrom().<Reply>deferred(work::get).onTermination()
-                        .invoke((reply, failure, cancelled) -> finished(id, mine, reply, failure));
+                        .invoke((reply, failure, cancelled) -> finished(id, mine, claim, reply, failure));
             }
             runningCount.decrementAndGet();
         }
@@ -114,9 +116,12 @@ public class RunningRequests {
         return runningCount.get() + answered.estimatedSize();
     }
 
-    private void finished(String id, Running mine, Reply reply, Throwable failure) {
-        // an answer no store may keep (a payment credential) is handed to the copies running beside it, no more
-        long stay = reply == null || reply.isNoStore() ? 0 : reply.isReplayed() ? replayLingerNanos : lingerNanos;
+    private void finished(String id, Running mine, KeyClaim claim, Reply reply, Throwable failure) {
+        // an answer no store may keep (a payment credential) is handed to the copies running beside it, no more;
+        // the replay linger goes by the key (answered before), not by the Idempotent-Replayed header, which a new
+        // key's duplicate verdict carries too: those are first answers, and a 10 s stay promoted every one of them
+        long stay = reply == null || reply.isNoStore() ? 0
+                : claim.wasAnsweredBefore() ? replayLingerNanos : lingerNanos;
         Answer answer = stay == 0 ? null : new Answer(mine.fingerprint(), reply, stay);
         if (answer != null && weight(id, answer) <= maxBytes) {
             answered.put(id, answer);

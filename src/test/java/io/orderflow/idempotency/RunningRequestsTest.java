@@ -117,8 +117,10 @@ class RunningRequestsTest {
             works.incrementAndGet();
             return Uni.createFrom().item(reply(3));
         }, JOIN, WAIT).await().atMost(WAIT);
-        running.runOrJoin(claim("asked-again", "f"), () -> {
+        KeyClaim askedAgain = claim("asked-again", "f");
+        running.runOrJoin(askedAgain, () -> {
             works.incrementAndGet();
+            askedAgain.markAnsweredBefore(); // as the gate does when Redis or PostgreSQL replays the stored answer
             return Uni.createFrom().item(reply(3).replayed());
         }, JOIN, WAIT).await().atMost(WAIT);
         Thread.sleep(200);
@@ -131,6 +133,22 @@ class RunningRequestsTest {
         Reply fromMemory = running.runOrJoin(claim("asked-again", "f"), again, JOIN, WAIT).await().atMost(WAIT);
         assertEquals(3, works.get(), "a repeat's answer stays for the replay linger");
         assertEquals("true", fromMemory.headers().get(Reply.REPLAYED));
+    }
+
+    @Test
+    void shouldKeepANewKeysDuplicateVerdictNoLongerThanAFirstAnswerThoughItIsMarkedReplayed()
+            throws InterruptedException {
+        RunningRequests running = new RunningRequests(Duration.ofMillis(50), Duration.ofHours(1), 100, 1 << 20);
+        AtomicInteger works = new AtomicInteger();
+        // the state machine's duplicate: the order had already shipped, the key is new (nothing stored replayed it)
+        Supplier<Uni<Reply>> duplicate = () -> {
+            works.incrementAndGet();
+            return Uni.createFrom().item(reply(3).replayed());
+        };
+        running.runOrJoin(claim("new-key", "f"), duplicate, JOIN, WAIT).await().atMost(WAIT);
+        Thread.sleep(200);
+        running.runOrJoin(claim("new-key", "f"), duplicate, JOIN, WAIT).await().atMost(WAIT);
+        assertEquals(2, works.get(), "gone after the first-answer linger, not kept for the replay linger");
     }
 
     @Test
