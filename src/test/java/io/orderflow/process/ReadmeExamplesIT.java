@@ -21,12 +21,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The README cannot rot: its example blocks (fenced as {@code ```bash example}) run in order, as one bash session
  * in the project folder, against the packaged service, exactly as a newcomer pastes them — then their output is
- * checked for what the README says happens.
+ * checked for what the README says happens, and the README's state diagram for being the one the service serves.
  */
 class ReadmeExamplesIT {
 
     private static final Path README = Path.of("README.md");
     private static final Pattern EXAMPLE = Pattern.compile("(?m)^```bash example\\n(.*?)^```$", Pattern.DOTALL);
+    private static final Pattern MERMAID = Pattern.compile("(?m)^```mermaid\\n(.*?)^```$", Pattern.DOTALL);
+    /** A served diagram in the examples' output: its first line and every indented line after it. */
+    private static final Pattern SERVED_DIAGRAM = Pattern.compile("(?m)^stateDiagram-v2\\n(?: {4}.*\\n)*");
 
     static List<String> examples(String readme) {
         List<String> blocks = new ArrayList<>();
@@ -35,6 +38,20 @@ class ReadmeExamplesIT {
             blocks.add(m.group(1));
         }
         return blocks;
+    }
+
+    /** mockpay's acknowledgements in the examples' output, one a line. */
+    static List<String> callbackAnswers(String out) {
+        return out.lines().filter(line -> line.startsWith("{\"eventId\":")).toList();
+    }
+
+    static String firstCallbackAnswer(String out) {
+        return callbackAnswers(out).stream().findFirst().orElse("(none)");
+    }
+
+    static String first(Pattern pattern, String text, int group) {
+        Matcher m = pattern.matcher(text);
+        return m.find() ? m.group(group) : "(none)";
     }
 
     @Test
@@ -73,10 +90,14 @@ class ReadmeExamplesIT {
                     () -> assertTrue(out.contains("\"status\":\"PAYMENT_PENDING\""), "pay:\n" + out),
                     () -> assertTrue(out.contains("\"outcome\":\"applied\""), "the signed callback:\n" + out),
                     () -> assertTrue(out.contains("\"status\":\"DELIVERED\""), "ship and deliver:\n" + out),
+                    () -> assertEquals(List.of(firstCallbackAnswer(out), firstCallbackAnswer(out)), callbackAnswers(out),
+                            "the callback re-sent after delivery answers its first answer:\n" + out),
+                    () -> assertTrue(firstCallbackAnswer(out).contains("\"status\":\"PAID\""), "it says PAID:\n" + out),
                     () -> assertTrue(out.contains("illegal-transition") && out.contains("\"currentStatus\":\"DELIVERED\""),
                             "cancel after delivery is refused:\n" + out),
                     () -> assertTrue(out.contains("\"status\":\"CANCELLED\""), "the second order cancels:\n" + out),
-                    () -> assertTrue(out.contains("stateDiagram-v2"), "the diagram:\n" + out));
+                    () -> assertEquals(first(MERMAID, Files.readString(README), 1), first(SERVED_DIAGRAM, out, 0),
+                            "the README's state diagram is the one GET /state-machine?format=mermaid serves"));
         } finally {
             service.stop();
         }
