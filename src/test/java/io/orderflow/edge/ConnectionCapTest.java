@@ -14,6 +14,7 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * ones within it are served, and once clients let go a normal request gets through again.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(CappedProxiedService.class)
 class ConnectionCapTest {
 

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * promise: every key has exactly one effect, and a retry gets the answer the first request earned.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(FaultInjectionTest.Proxied.class)
 class FaultInjectionTest {
 

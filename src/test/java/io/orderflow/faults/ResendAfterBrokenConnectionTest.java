@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * committed and once after (its answer lost): either way the request has exactly one effect and one answer.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(ResendAfterBrokenConnectionTest.Proxied.class)
 class ResendAfterBrokenConnectionTest {
 

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 import org.hamcrest.Matchers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * requests behind it, and then rolls that row back: everything queued leaves together.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(RecordGroupCommitTest.Batching.class)
 class RecordGroupCommitTest {
 

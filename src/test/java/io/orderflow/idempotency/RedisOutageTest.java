@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.logging.Level;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * single Redis failure opens the breaker (breaker-failures 1), so each failure is also a WARN in the log.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(RedisOutageTest.OwnRedis.class)
 class RedisOutageTest {
 

@@ -12,6 +12,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * verdict (marked replayed for the client) is a first answer and gets the first-answer linger only (none here).
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(RepeatLingerTest.OnlyRepeatsLinger.class)
 class RepeatLingerTest {
 

@@ -12,10 +12,12 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** With idempotency.replica.linger on (as in production), a repeat right behind the first is answered from memory. */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(ReplicaLingerTest.Linger.class)
 class ReplicaLingerTest {
 

@@ -28,6 +28,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * behind it, and then releases the lock: everything queued leaves together.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(GroupCommitTest.Batching.class)
 class GroupCommitTest {
 

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * prepare), so each test sends its kind of request once before it counts, over a pool of one connection.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(RoundTripsTest.OnTheWire.class)
 class RoundTripsTest {
 

@@ -16,6 +16,7 @@ import io.restassured.response.Response;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * answer anything other than the winner's answer.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(ConcurrentPayTest.NothingInFrontOfPostgres.class)
 @WithTestResource(PaymentSandbox.class)
 class ConcurrentPayTest extends SandboxedProviderTest {
