@@ -172,7 +172,8 @@ await_service() {
   die "$name did not become ready in 120 s"
 }
 
-# The service has no admission control: an overloaded stairs step can run it out of heap (see docs/benchmarks.md).
+# An overloaded stairs step can still run the service out of heap despite its admission control
+# (orders.database.max-pending bounds only the statements waiting for the database).
 # Before each phase that needs it, a dead service is noted in phases.tsv and started again.
 ensure_service() {
   local name=$1 port=$2 redis=$3
