@@ -5,17 +5,21 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.problem.ProblemException;
+import io.orderflow.common.problem.ProblemMapper;
 import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.smallrye.common.vertx.VertxContext;
+import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,9 +35,12 @@ import org.jboss.logging.Logger;
  *
  * <p>Correctness does not depend on the batch: the caller's batch statement treats each row on its own, two writes
  * with one identity (one order, one idempotency key) never share a batch (the later one waits for the next), and a
- * batch that fails for any reason but overload is re-run write by write as single statements. That must be safe even
- * when the failed batch did commit (a timeout): the kinds that use this are the ones whose repeat is recognised (a
- * moved order meets its idempotency record or the duplicate verdict, a stored record is found as the winner).
+ * batch that fails on one row's values (a constraint or data error) is re-run write by write as single statements.
+ * Any other failure (a timeout, a lost connection, overload) is every write's answer, as it would have been alone:
+ * re-running one slow batch as one statement per row would multiply the load exactly when PostgreSQL is slow. A
+ * re-run must be safe even when the failed batch did commit: the kinds that use this are the ones whose repeat is
+ * recognised (a moved order meets its idempotency record or the duplicate verdict, a stored record is found as the
+ * winner). Callers sort a batch's rows by their lock key, so two batches in flight never deadlock.
  *
  * @param <S> the statement shape: writes of one shape can share a statement
  * @param <T> what one write contributes to a batch statement
@@ -62,9 +69,45 @@ public final class GroupedWrites<S, T, R> {
     private final Map<S, Lane> lanes = new ConcurrentHashMap<>();
     private final DistributionSummary rows;
     private final Counter fallbacks;
+    private final Map<Failure, Counter> failures = new EnumMap<>(Failure.class);
 
     /**
-     * @param metrics the meters' name prefix: {@code <metrics>.rows}, {@code .fallbacks} and {@code .waiting}
+     * Why a batch statement failed, counted in {@code <metrics>.failures{kind}}. Only a failure one row can cause is
+     * worth re-running the rows one by one: the others would fail alone too, and re-running them would turn one slow
+     * statement into one per row exactly when PostgreSQL is slow.
+     */
+    enum Failure {
+        /** A constraint or data error (SQLSTATE class 23 or 22): one row's values; the others may succeed alone. */
+        ROW,
+        /** Refused before it left (load shedding). */
+        SHED,
+        /** No answer in time: the statement may still run, and commit. */
+        TIMEOUT,
+        /** The connection broke and the statement could not be sent again (see {@link ResendPolicy}). */
+        CONNECTION,
+        /** Anything else (a deadlock, a serialization failure, a bug): answered as it is. */
+        OTHER;
+
+        static Failure of(Throwable failure) {
+            Throwable cause = ProblemMapper.unwrap(failure);
+            String state = ProblemMapper.sqlState(cause);
+            if (state != null && (state.startsWith("22") || state.startsWith("23"))) {
+                return ROW;
+            }
+            if (cause instanceof ProblemException) {
+                return SHED;
+            }
+            if (cause instanceof TimeoutException || cause instanceof java.util.concurrent.TimeoutException
+                    || "57014".equals(state)) {
+                return TIMEOUT;
+            }
+            return ResendPolicy.connectionLost(cause) ? CONNECTION : OTHER;
+        }
+    }
+
+    /**
+     * @param metrics the meters' name prefix: {@code <metrics>.rows}, {@code .fallbacks}, {@code .failures} and
+     *        {@code .waiting}
      * @param kind what is written, in plural, for the meters' descriptions ("transitions")
      */
     public GroupedWrites(String metrics, String kind, BatchStatement<S, T, R> batchStatement, IntSupplier maxRows,
@@ -77,6 +120,10 @@ public final class GroupedWrites<S, T, R> {
                 .description("Rows written by one statement under group commit: " + kind).register(registry);
         this.fallbacks = Counter.builder(metrics + ".fallbacks")
                 .description("Batches that failed and were re-run one by one: " + kind).register(registry);
+        for (Failure why : Failure.values()) {
+            failures.put(why, Counter.builder(metrics + ".failures").tag("kind", why.name().toLowerCase(Locale.ROOT))
+                    .description("Batch statements that failed, by why: " + kind).register(registry));
+        }
         Gauge.builder(metrics + ".waiting", this, GroupedWrites::waiting)
                 .description("Writes queued for their batch: " + kind).register(registry);
     }
@@ -151,6 +198,10 @@ public final class GroupedWrites<S, T, R> {
                 continue;
             }
             List<Waiting<T, R>> sent = batch;
+            if (LOG.isDebugEnabled()) {
+                LOG.debugf("A batch of %d %s left: %s", sent.size(), kind,
+                        sent.stream().map(Waiting::identity).toList());
+            }
             onItsOwnContext(sent.get(0).context(),
                     () -> batchStatement.run(lane.shape, sent.stream().map(Waiting::write).toList()))
                     .subscribe().with(results -> {
@@ -159,14 +210,18 @@ public final class GroupedWrites<S, T, R> {
                 drain(lane);
             }, failure -> {
                 lane.done();
-                if (failure instanceof ProblemException) {
-                    sent.forEach(waiting -> deliver(waiting, null, failure)); // overload: shed, do not multiply
-                } else {
+                Failure why = Failure.of(failure);
+                failures.get(why).increment();
+                if (why == Failure.ROW) {
                     fallbacks.increment();
                     LOG.debugf("A batch of %d %s failed (%s); running them one by one", sent.size(), kind,
                             failure.toString());
                     sent.forEach(waiting -> onItsOwnContext(waiting.context(), waiting.alone()).subscribe()
                             .with(item -> deliver(waiting, item, null), error -> deliver(waiting, null, error)));
+                } else {
+                    // each write alone would have failed the same way: answered as that failure (a 503 with
+                    // Retry-After), not multiplied into one statement per row while PostgreSQL is slow or away
+                    sent.forEach(waiting -> deliver(waiting, null, failure));
                 }
                 drain(lane);
             });
@@ -185,8 +240,9 @@ public final class GroupedWrites<S, T, R> {
         }
         Context own = VertxContext.createNewDuplicatedContext(like);
         VertxContextSafetyToggle.setContextSafe(own, true);
-        return Uni.createFrom().emitter(emitter -> own.runOnContext(ignored -> statement.get().subscribe()
-                .with(emitter::complete, emitter::fail)));
+        // deferred: a supplier that throws before returning its Uni fails this statement, which frees its lane
+        return Uni.createFrom().emitter(emitter -> own.runOnContext(ignored -> Uni.createFrom()
+                .deferred(statement::get).subscribe().with(emitter::complete, emitter::fail)));
     }
 
     /** On the write's own event loop, as if its statement had been its own. */

@@ -16,9 +16,11 @@ public enum Resend {
     READ,
 
     /**
-     * A keyed write, whose statement also inserts the request's dedup record: if the first copy committed, its record
-     * stands and the re-send fails on the unique key ({@link FirstCopyCommitted}), which the idempotency gate answers
-     * with the first copy's stored answer. Nothing is written twice.
+     * A keyed write, whose statement also inserts the request's dedup record. If the first copy committed, its record
+     * stands, and the re-send meets it: a business statement's plain insert fails on the unique key
+     * ({@link FirstCopyCommitted}); the store of an outcome that changed no business row inserts
+     * {@code on conflict do nothing} and returns the record that stands instead. Either way the idempotency gate
+     * answers with the first copy's stored answer. Nothing is written twice.
      */
     KEYED,
 
@@ -27,7 +29,8 @@ public enum Resend {
      * from a status where the event applies (and, with If-Match, only at that version). A first copy that committed
      * moved the row out of that state, so the re-send matches nothing and is judged from the history as the duplicate
      * it is. Keyless events (SHIP, DELIVER, CANCEL) never apply again after they applied (no path of the table leads
-     * back to their source states, KeylessResendTest checks it); keyed ones also meet their dedup record.
+     * back to their source states; KeylessResendTest checks every keyless event of the table); keyed ones also meet
+     * their dedup record.
      */
     GUARDED;
 

@@ -167,7 +167,7 @@ public class IdempotencyGate {
 
     private Uni<Reply> runOnDatabase(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
         return action.apply(claim)
-                .onFailure(failure -> !isDuplicateKeyFailure(failure) && problems.toProblem(failure).isFinal())
+                .onFailure(failure -> !isDuplicateKeyFailure(failure) && problems.toProblem(failure).isDecision())
                 .recoverWithItem(problems::toReply)
                 .chain(reply -> claim.isRecorded() ? Uni.createFrom().item(reply) : store(request, claim, reply))
                 .onFailure(IdempotencyGate::isDuplicateKeyFailure)

@@ -53,8 +53,11 @@ public class AttemptStarts {
                         + "offered: " + providers.names()));
         UUID attemptId = attemptIdOf(command);
         return orders.find(command.orderId(), command.owner()).chain(order -> {
-            if (!OrderTransitions.allows(order, OrderEvent.PAY, pay)) {
-                // a duplicate or an illegal PAY: the transition says which; no payment is created for it
+            if (!OrderTransitions.allows(order, OrderEvent.PAY, pay)
+                    || command.ifMatch() != null && command.ifMatch() != order.version()) {
+                // a duplicate, an illegal PAY or a stale If-Match: the transition says which; no payment is created
+                // for it (a 412 is not stored, so the PAY retried with its key and the current version starts the
+                // payment its attempt id names, which must not be one already cancelled here)
                 return Uni.createFrom().item(Participation.NONE);
             }
             if (order.amount() == 0) {

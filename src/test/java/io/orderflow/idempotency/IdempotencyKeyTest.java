@@ -208,4 +208,60 @@ class IdempotencyKeyTest {
         assertEquals(10, refused, "every copy with the losing body is refused");
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
+
+    @Test
+    void shouldLeaveTheKeyFreeAfterA412SoTheCorrectedIfMatchRunsAndIsThenReplayed() {
+        String id = paidOrder();
+        String current = get("/orders/" + id).header("ETag");
+        int version = Integer.parseInt(current.replace("\"", ""));
+        String key = newKey();
+        for (int i = 0; i < 2; i++) {
+            shipIfMatch(id, key, "\"" + (version - 1) + "\"").then().statusCode(412).header("Idempotent-Replayed", nullValue())
+                    .body("type", is(TYPES + "version-mismatch"), "currentVersion", is(version));
+        }
+        assertEquals(0, storedUnder(key), "a refusal of a request that never started is not stored");
+
+        Response applied = shipIfMatch(id, key, current);
+        applied.then().statusCode(200).header("Idempotent-Replayed", nullValue()).body("status", is("SHIPPED"));
+        Response repeat = shipIfMatch(id, key, current);
+        repeat.then().statusCode(200).header("Idempotent-Replayed", "true");
+        assertArrayEquals(applied.asByteArray(), repeat.asByteArray());
+        assertEquals(1, storedUnder(key));
+        assertEquals(1, Sql.historyCount(id, "SHIP"));
+    }
+
+    @Test
+    void shouldNotStoreA404UnderTheKey() {
+        String key = newKey();
+        postKeyed(UUID.randomUUID().toString(), "ship", shipBody(), key).then().statusCode(404)
+                .body("type", is(TYPES + "not-found"));
+        assertEquals(0, storedUnder(key));
+    }
+
+    @Test
+    void shouldStoreARefusalTheStateMachineDecidedAndReplayItAfterTheOrderMoved() {
+        String id = createOrder();
+        String key = newKey();
+        Response refused = postKeyed(id, "ship", shipBody(), key);
+        refused.then().statusCode(409).header("Idempotent-Replayed", nullValue())
+                .body("type", is(TYPES + "illegal-transition"));
+        assertEquals(1, storedUnder(key), "the operation started and the state machine decided");
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        io.orderflow.support.Callbacks.deliver(io.orderflow.support.Callbacks.success(id, AMOUNT, "EUR",
+                "txn-" + UUID.randomUUID())).then().statusCode(200);
+
+        Response repeat = postKeyed(id, "ship", shipBody(), key);
+        repeat.then().statusCode(409).header("Idempotent-Replayed", "true");
+        assertArrayEquals(refused.asByteArray(), repeat.asByteArray());
+        assertEquals(0, Sql.historyCount(id, "SHIP"));
+    }
+
+    private static Response shipIfMatch(String id, String key, String ifMatch) {
+        return Auth.operator().contentType(ContentType.JSON).header("Idempotency-Key", key).header("If-Match", ifMatch)
+                .body(shipBody()).post("/orders/" + id + "/ship");
+    }
+
+    private static long storedUnder(String key) {
+        return Sql.count("select count(*) from idempotency_keys where idem_key = ?", key);
+    }
 }

@@ -9,40 +9,27 @@ import io.orderflow.support.Meters;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 import org.hamcrest.Matchers;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Group commit of the dedup records that are stored on their own (a duplicate's, a refusal's), over real HTTP and a
- * real PostgreSQL. To make a batch form deterministically, each test holds the one statement slot (max-in-flight
- * 1) with a record whose insert waits on an uncommitted row of the same key that the test holds, queues its
- * requests behind it, and then rolls that row back: everything queued leaves together.
+ * real PostgreSQL, with the production settings (two statements in flight, 64 rows). To make a batch form
+ * deterministically, each test holds both statement slots with records whose inserts wait on uncommitted rows of
+ * their keys that the test holds, queues its requests behind them, and then rolls those rows back: everything queued
+ * leaves together.
  */
 @QuarkusTest
-@Tag("profile")
-@TestProfile(RecordGroupCommitTest.Batching.class)
 class RecordGroupCommitTest {
-
-    public static class Batching implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("idempotency.records.group-commit", "true", "idempotency.records.max-in-flight", "1",
-                    "idempotency.records.max-rows", "64");
-        }
-    }
 
     @Inject
     MeterRegistry registry;
@@ -57,9 +44,10 @@ class RecordGroupCommitTest {
         List<Response> answers = whileTheSlotIsHeld(shipped.size(),
                 i -> postKeyed(shipped.get(i), "ship", shipBody(), keys.get(i)));
 
-        assertEquals(batchesBefore + 3, Meters.recorded(registry, "orderflow.idempotency.batch.rows"),
-                "the probe for the scope and the held record, each alone, then the 10 queued behind them together");
-        assertEquals(rowsBefore + 12, Meters.recordedTotal(registry, "orderflow.idempotency.batch.rows"), "one statement for all 10");
+        assertEquals(batchesBefore + 5, Meters.recorded(registry, "orderflow.idempotency.batch.rows"),
+                "the two probes for the scopes and the two held records, each alone, then the 10 queued behind them"
+                        + " together");
+        assertEquals(rowsBefore + 14, Meters.recordedTotal(registry, "orderflow.idempotency.batch.rows"), "one statement for all 10");
         for (int i = 0; i < shipped.size(); i++) {
             answers.get(i).then().statusCode(200).body("status", Matchers.is("SHIPPED"));
             assertEquals(1, Sql.count("select count(*) from idempotency_keys where idem_key = ? and state = 'DONE'",
@@ -117,33 +105,37 @@ class RecordGroupCommitTest {
     }
 
     /**
-     * Holds the records' one statement slot with a duplicate SHIP whose record waits on an uncommitted row of its
-     * key, sends {@code n} requests, waits until all of them wait for their batch, runs {@code meanwhile}, rolls
-     * the row back and returns the answers in order.
+     * Holds the records' two statement slots with duplicate SHIPs whose records wait on uncommitted rows of their
+     * keys, sends {@code n} requests, waits until all of them wait for their batch, runs {@code meanwhile}, rolls the
+     * rows back and returns the answers in order.
      */
     private List<Response> whileTheSlotIsHeld(int n, IntFunction<Response> request,
             java.util.function.IntSupplier meanwhile) {
-        String blocker = shippedOrder();
-        String blockerKey = newKey();
-        String scope = scopeOfShip(blocker);
+        List<String> blockers = List.of(shippedOrder(), shippedOrder());
+        List<String> blockerKeys = List.of(newKey(), newKey());
+        List<String> scopes = blockers.stream().map(RecordGroupCommitTest::scopeOfShip).toList();
         try (Connection lock = Sql.connect()) {
             lock.setAutoCommit(false);
-            try (PreparedStatement insert = lock.prepareStatement("insert into idempotency_keys (scope, idem_key,"
-                    + " tier, state, fingerprint, created_at, expires_at) values (?, ?, 'ORDERS', 'PENDING', 'held',"
-                    + " now(), now() + interval '1 day')")) {
-                insert.setString(1, scope);
-                insert.setString(2, blockerKey);
-                insert.executeUpdate();
+            for (int i = 0; i < blockers.size(); i++) {
+                try (PreparedStatement insert = lock.prepareStatement("insert into idempotency_keys (scope, idem_key,"
+                        + " tier, state, fingerprint, created_at, expires_at) values (?, ?, 'ORDERS', 'PENDING', 'held',"
+                        + " now(), now() + interval '1 day')")) {
+                    insert.setString(1, scopes.get(i));
+                    insert.setString(2, blockerKeys.get(i));
+                    insert.executeUpdate();
+                }
             }
-            CompletableFuture<Response> held = CompletableFuture.supplyAsync(
-                    () -> postKeyed(blocker, "ship", shipBody(), blockerKey));
+            List<CompletableFuture<Response>> held = IntStream.range(0, blockers.size())
+                    .mapToObj(i -> CompletableFuture.supplyAsync(
+                            () -> postKeyed(blockers.get(i), "ship", shipBody(), blockerKeys.get(i))))
+                    .toList();
             Await.until(() -> Sql.count("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
-                    + " and datname = current_database()") == 1, "the blocker's record to wait on the held row");
+                    + " and datname = current_database()") == 2, "the blockers' records to wait on the held rows");
             CompletableFuture<List<Response>> answers = CompletableFuture.supplyAsync(() -> Parallel.run(n, request));
-            Await.until(() -> Meters.gauge(registry, "orderflow.idempotency.batch.waiting") == n, n + " records to queue behind the held slot");
+            Await.until(() -> Meters.gauge(registry, "orderflow.idempotency.batch.waiting") == n, n + " records to queue behind the held slots");
             meanwhile.getAsInt();
             lock.rollback();
-            held.join().then().statusCode(200);
+            held.forEach(answer -> answer.join().then().statusCode(200));
             return answers.join();
         } catch (SQLException e) {
             throw new IllegalStateException(e);

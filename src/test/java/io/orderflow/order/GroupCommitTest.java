@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.common.GroupedWrites;
+import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Meters;
 import io.orderflow.support.Await;
@@ -13,41 +15,35 @@ import io.orderflow.support.RedisCache;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Group commit over real HTTP and a real PostgreSQL. To make a batch form deterministically, each test holds the
- * one statement slot (max-in-flight 1) with a SHIP that waits on a row lock the test holds, queues its requests
- * behind it, and then releases the lock: everything queued leaves together.
+ * Group commit over real HTTP and a real PostgreSQL, with the production settings (two statements in flight, 64
+ * rows). To make a batch form deterministically, each test holds both statement slots with SHIPs that wait on row
+ * locks the test holds, queues its requests behind them, and then releases the locks: what is queued leaves in
+ * batches. The batches are observed as they leave (their size and orders, from GroupedWrites' debug line).
  */
 @QuarkusTest
-@Tag("profile")
-@TestProfile(GroupCommitTest.Batching.class)
 class GroupCommitTest {
 
-    public static class Batching implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("orders.group-commit.enabled", "true", "orders.group-commit.max-in-flight", "1",
-                    "orders.group-commit.max-rows", "64");
-        }
-    }
+    private static final String LOCK_WAITERS = "select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+            + " and datname = current_database()";
 
     @Inject
     MeterRegistry registry;
@@ -66,12 +62,16 @@ class GroupCommitTest {
         long batchesBefore = Meters.recorded(registry, "orderflow.transitions.batch.rows");
         double rowsBefore = Meters.recordedTotal(registry, "orderflow.transitions.batch.rows");
 
-        List<Response> answers = whileTheSlotIsHeld(true, 15, 15, i -> i < 12
+        List<List<String>> batches = new ArrayList<>();
+        List<Response> answers = batches(batches, () -> whileTheSlotsAreHeld(true, 15, 15, i -> i < 12
                 ? postKeyed(paid.get(i), "ship", shipBody(), keys.get(i))
-                : postKeyed(List.of(unpaid, shipped, missing).get(i - 12), "ship", shipBody(), newKey()));
+                : postKeyed(List.of(unpaid, shipped, missing).get(i - 12), "ship", shipBody(), newKey())));
 
-        assertEquals(batchesBefore + 2, Meters.recorded(registry, "orderflow.transitions.batch.rows"), "the held SHIP alone, then the 15 queued behind it together");
-        assertEquals(rowsBefore + 16, Meters.recordedTotal(registry, "orderflow.transitions.batch.rows"), "one statement for all 15");
+        assertEquals(batchesBefore + 3, Meters.recorded(registry, "orderflow.transitions.batch.rows"), "the two held SHIPs alone, then the 15 queued behind them together");
+        assertEquals(rowsBefore + 17, Meters.recordedTotal(registry, "orderflow.transitions.batch.rows"), "one statement for all 15");
+        List<String> all15 = new ArrayList<>(paid);
+        all15.addAll(List.of(unpaid, shipped, missing));
+        assertEquals(List.of(Set.copyOf(all15)), batches.stream().map(Set::copyOf).toList(), "one batch of the 15");
 
         for (int i = 0; i < 12; i++) {
             answers.get(i).then().statusCode(200).header("Idempotent-Replayed", (String) null);
@@ -97,14 +97,21 @@ class GroupCommitTest {
         List<String> orders = IntStream.range(0, 6).mapToObj(i -> paidOrder()).toList();
         // per order: SHIP, the same SHIP and a SHIP with another tracking number, queued together, and a CANCEL
         // (which carries a payment write, so it is never batched) racing them on its own
-        List<Response> answers = whileTheSlotIsHeld(false, 18, 24, i -> {
+        List<List<String>> batches = new ArrayList<>();
+        List<Response> answers = batches(batches, () -> whileTheSlotsAreHeld(false, 18, 24, i -> {
             String id = orders.get(i / 4);
             return switch (i % 4) {
                 case 0, 1 -> post(id, "ship", shipBody());
                 case 2 -> post(id, "ship", Map.of("carrier", "DHL", "trackingNumber", "OTHER-" + i));
                 default -> post(id, "cancel", Map.of("reason", "changed my mind"));
             };
-        });
+        }));
+        // the 18 queued SHIPs, three per order, leave as three batches of one SHIP per order: two at once (both
+        // slots), then the third
+        assertEquals(List.of(6, 6, 6), batches.stream().map(List::size).toList(), "batches: " + batches);
+        for (List<String> batch : batches) {
+            assertEquals(Set.copyOf(orders), Set.copyOf(batch), "every order once in each batch: " + batch);
+        }
         for (int o = 0; o < orders.size(); o++) {
             String id = orders.get(o);
             long ships = Sql.historyCount(id, "SHIP");
@@ -136,10 +143,13 @@ class GroupCommitTest {
         keys.set(3, earlyKey);
         double fallbacks = Meters.count(registry, "orderflow.transitions.batch.fallbacks");
 
-        List<Response> answers = whileTheSlotIsHeld(true, 8, 8,
+        double rowFailures = failures("row");
+
+        List<Response> answers = whileTheSlotsAreHeld(true, 8, 8,
                 i -> postKeyed(paid.get(i), "ship", shipBody(), keys.get(i)));
 
         assertEquals(fallbacks + 1, Meters.count(registry, "orderflow.transitions.batch.fallbacks"));
+        assertEquals(rowFailures + 1, failures("row"), "a unique violation is one row's failure");
         for (int i = 0; i < 8; i++) {
             if (i == 3) {
                 answers.get(i).then().statusCode(409).header("Idempotent-Replayed", "true")
@@ -158,7 +168,7 @@ class GroupCommitTest {
         List<String> trackingNumbers = List.of("TN \"quoted\"", "TN\\back\\slash", "TN,comma", "TN {braces}",
                 "NULL", "TN ünïcödé 运单");
         List<String> paid = trackingNumbers.stream().map(t -> paidOrder()).toList();
-        List<Response> answers = whileTheSlotIsHeld(false, paid.size(), paid.size(), i -> post(paid.get(i), "ship",
+        List<Response> answers = whileTheSlotsAreHeld(false, paid.size(), paid.size(), i -> post(paid.get(i), "ship",
                 Map.of("carrier", "DHL " + i, "trackingNumber", trackingNumbers.get(i))));
         for (int i = 0; i < paid.size(); i++) {
             answers.get(i).then().statusCode(200);
@@ -169,30 +179,167 @@ class GroupCommitTest {
         }
     }
 
-    /**
-     * Holds the batch slot of SHIP (keyed or keyless: their statements differ, and so do their batches) with a SHIP
-     * blocked on a row lock, sends {@code n} requests, waits until {@code queued} of them wait for their batch,
-     * releases the lock and returns the answers in order.
-     */
-    private List<Response> whileTheSlotIsHeld(boolean keyed, int queued, int n, IntFunction<Response> request) {
-        String blocker = paidOrder();
-        try (Connection lock = Sql.connect()) {
-            lock.setAutoCommit(false);
+    @Test
+    void shouldNotDeadlockWhenTwoBatchesInFlightShareOrdersThatArrivedInOppositeOrders() throws Exception {
+        // by id: first < middle < last, the order in which every batch locks them
+        List<String> ids = IntStream.range(0, 3).mapToObj(i -> paidOrder()).sorted(Comparator.comparing(UUID::fromString))
+                .toList();
+        String first = ids.get(0);
+        String middle = ids.get(1);
+        String last = ids.get(2);
+        double fallbacks = Meters.count(registry, "orderflow.transitions.batch.fallbacks");
+        double failed = failures("row") + failures("shed") + failures("timeout") + failures("connection")
+                + failures("other");
+        List<List<String>> batches = new ArrayList<>();
+        List<Response> answers;
+        try (Connection middleLock = lock(middle)) {
+            // queued in this order, the first batch takes first, middle, last and the second last, first: in
+            // arrival order the two would lock first and last in opposite orders
+            answers = batches(batches, () -> {
+                Slots slots = holdBothSlots(false);
+                List<CompletableFuture<Response>> sent = new ArrayList<>();
+                List<String> arrivals = List.of(first, middle, last, last, first);
+                for (String id : arrivals) {
+                    sent.add(CompletableFuture.supplyAsync(() -> post(id, "ship", shipBody())));
+                    int queued = sent.size();
+                    Await.until(() -> Meters.gauge(registry, "orderflow.transitions.batch.waiting") == queued,
+                            queued + " transitions queued in arrival order");
+                }
+                slots.release();
+                // the first batch locked its orders up to middle (held here); the second waits on one of them
+                Await.until(() -> Sql.count(LOCK_WAITERS) == 2, "both batches to wait on a row lock");
+                try {
+                    middleLock.rollback();
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+                return sent.stream().map(CompletableFuture::join).toList();
+            });
+        }
+        assertEquals(List.of(List.of(first, middle, last), List.of(last, first)), batches, "the batches as they left");
+        answers.forEach(answer -> answer.then().statusCode(200));
+        assertEquals(fallbacks, Meters.count(registry, "orderflow.transitions.batch.fallbacks"),
+                "no batch failed (a deadlock, 40P01, would have failed one)");
+        assertEquals(failed, failures("row") + failures("shed") + failures("timeout") + failures("connection")
+                + failures("other"));
+        ids.forEach(id -> assertEquals(1, Sql.historyCount(id, "SHIP")));
+        assertEquals(List.of(), Sql.violations(ids));
+    }
+
+    @Test
+    void shouldAnswerEveryRowOfATimedOutBatchWith503InsteadOfRerunningEachRowAlone() throws Exception {
+        List<String> paid = IntStream.range(0, 5).mapToObj(i -> paidOrder()).toList();
+        String stuck = paid.get(2);
+        double timeouts = failures("timeout");
+        double fallbacks = Meters.count(registry, "orderflow.transitions.batch.fallbacks");
+        List<Response> answers;
+        try (Connection stuckLock = lock(stuck)) {
+            Slots slots = holdBothSlots(false);
+            double statements = Meters.count(registry, "orderflow.db.statements");
+            // the batch of five waits on the stuck order's lock past the statement timeout
+            CompletableFuture<List<Response>> sent = CompletableFuture
+                    .supplyAsync(() -> Parallel.run(paid.size(), i -> post(paid.get(i), "ship", shipBody())));
+            Await.until(() -> Meters.gauge(registry, "orderflow.transitions.batch.waiting") == paid.size(),
+                    "the five to queue behind the held slots");
+            slots.release();
+            answers = sent.join();
+            assertEquals(statements + 1, Meters.count(registry, "orderflow.db.statements"),
+                    "the batch, not followed by one statement per row");
+            stuckLock.rollback();
+        }
+        for (Response answer : answers) {
+            answer.then().statusCode(503).header("Retry-After", "1").contentType("application/problem+json")
+                    .body("type", org.hamcrest.Matchers.is("https://orderflow.dev/problems/service-unavailable"));
+        }
+        assertEquals(timeouts + 1, failures("timeout"));
+        assertEquals(fallbacks, Meters.count(registry, "orderflow.transitions.batch.fallbacks"));
+        // the timed-out statement ran on once the lock was gone: a retry of each SHIP finds it applied or applies it
+        for (String id : paid) {
+            post(id, "ship", shipBody()).then().statusCode(200);
+            assertEquals(1, Sql.historyCount(id, "SHIP"));
+        }
+        assertEquals(List.of(), Sql.violations(paid));
+    }
+
+    private double failures(String kind) {
+        return Meters.count(registry, "orderflow.transitions.batch.failures", "kind", kind);
+    }
+
+    /** A row lock on {@code orderId}, held until the connection is rolled back or closed. */
+    private static Connection lock(String... orderIds) throws java.sql.SQLException {
+        Connection lock = Sql.connect();
+        lock.setAutoCommit(false);
+        for (String orderId : orderIds) {
             try (PreparedStatement select = lock.prepareStatement("select 1 from orders where id = ?::uuid for update")) {
-                select.setString(1, blocker);
+                select.setString(1, orderId);
                 select.executeQuery();
             }
-            CompletableFuture<Response> held = CompletableFuture.supplyAsync(() -> keyed
-                    ? postKeyed(blocker, "ship", shipBody(), newKey()) : post(blocker, "ship", shipBody()));
-            Await.until(() -> Sql.count("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
-                    + " and datname = current_database()") == 1, "the blocker's statement to wait on the lock");
-            CompletableFuture<List<Response>> answers = CompletableFuture.supplyAsync(() -> Parallel.run(n, request));
-            Await.until(() -> Meters.gauge(registry, "orderflow.transitions.batch.waiting") == queued, queued + " transitions to queue behind the held slot");
-            lock.rollback();
-            held.join().then().statusCode(200);
-            return answers.join();
+        }
+        return lock;
+    }
+
+    /** Both statement slots of SHIP, each held by a SHIP that waits on a row lock. */
+    private record Slots(Connection lock, List<CompletableFuture<Response>> held) {
+        void release() {
+            try {
+                lock.rollback();
+                lock.close();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            held.forEach(answer -> answer.join().then().statusCode(200));
+        }
+    }
+
+    /** Holds both batch slots of SHIP (keyed or keyless: their statements differ, and so do their batches). */
+    private Slots holdBothSlots(boolean keyed) {
+        List<String> blockers = List.of(paidOrder(), paidOrder());
+        try {
+            Connection lock = lock(blockers.toArray(String[]::new));
+            List<CompletableFuture<Response>> held = blockers.stream()
+                    .map(blocker -> CompletableFuture.supplyAsync(() -> keyed
+                            ? postKeyed(blocker, "ship", shipBody(), newKey()) : post(blocker, "ship", shipBody())))
+                    .toList();
+            Await.until(() -> Sql.count(LOCK_WAITERS) == 2, "the blockers' statements to wait on their locks");
+            return new Slots(lock, held);
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Holds both batch slots of SHIP, sends {@code n} requests, waits until {@code queued} of them wait for their
+     * batch, releases the slots and returns the answers in order.
+     */
+    private List<Response> whileTheSlotsAreHeld(boolean keyed, int queued, int n, IntFunction<Response> request) {
+        Slots slots = holdBothSlots(keyed);
+        CompletableFuture<List<Response>> answers = CompletableFuture.supplyAsync(() -> Parallel.run(n, request));
+        Await.until(() -> Meters.gauge(registry, "orderflow.transitions.batch.waiting") == queued, queued + " transitions to queue behind the held slots");
+        slots.release();
+        return answers.join();
+    }
+
+    /**
+     * Runs {@code work} and adds to {@code batches} the orders of each batch of transitions that left meanwhile, in
+     * the order the batch sent them: GroupedWrites logs each batch at DEBUG, turned on here for the while.
+     */
+    private static <T> T batches(List<List<String>> batches, Supplier<T> work) {
+        Logger lanes = Logger.getLogger(GroupedWrites.class.getName());
+        Level was = lanes.getLevel();
+        lanes.setLevel(Level.FINE);
+        try (CapturedLog log = CapturedLog.start()) {
+            T result = work.get();
+            String prefix = "[" + GroupedWrites.class.getName() + "] A batch of ";
+            for (String line : log.atLeast(Level.FINE)) {
+                int at = line.indexOf(prefix);
+                if (at >= 0 && line.contains(" transitions left: [")) {
+                    String members = line.substring(line.indexOf(" left: [") + 8, line.lastIndexOf(']'));
+                    batches.add(List.of(members.split(", ")));
+                }
+            }
+            return result;
+        } finally {
+            lanes.setLevel(was);
         }
     }
 }

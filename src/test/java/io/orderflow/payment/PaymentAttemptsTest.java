@@ -338,6 +338,29 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
     // --- Stripe and WeChat Pay end to end ------------------------------------------------------------------------
 
     @Test
+    void shouldStartNoPaymentForAPayWhoseIfMatchIsStaleAndStartItWhenTheSameKeyComesWithTheCurrentVersion() {
+        String id = createOrder();
+        String current = Auth.operator().get("/orders/" + id).header("ETag");
+        String intent = "pi_stale_" + id.substring(0, 8);
+        stubStripeIntent(intent);
+        String key = newKey();
+        payIfMatch(id, key, "\"" + (Long.parseLong(current.replace("\"", "")) + 5) + "\"").then().statusCode(412)
+                .body("type", is(TYPES + "version-mismatch"));
+        sandbox.server().verify(0, postRequestedFor(urlEqualTo("/v1/payment_intents")).withRequestBody(containing(id)));
+
+        Response paid = payIfMatch(id, key, current);
+        paid.then().statusCode(200).body("payment.providerReference", is(intent));
+        sandbox.server().verify(1, postRequestedFor(urlEqualTo("/v1/payment_intents")).withRequestBody(containing(id)));
+        sandbox.server().verify(0, postRequestedFor(urlEqualTo("/v1/payment_intents/" + intent + "/cancel")));
+        assertEquals("PENDING", attemptState(paid.path("payment.attemptId")));
+    }
+
+    private static Response payIfMatch(String id, String key, String ifMatch) {
+        return callerFor(id, "pay").contentType("application/json").header("Idempotency-Key", key)
+                .header("If-Match", ifMatch).body(Map.of("provider", "stripe")).post("/orders/" + id + "/pay");
+    }
+
+    @Test
     void shouldCreateOnePaymentIntentPerPayAndApplyItsSignedSuccessByTheIntentId() {
         String id = createOrder();
         String intent = "pi_e2e_" + id.substring(0, 8);

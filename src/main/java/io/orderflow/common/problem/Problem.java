@@ -6,6 +6,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** An RFC 9457 problem detail; {@code extensions} carry type-specific members such as {@code allowedEvents}. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -14,6 +17,10 @@ public record Problem(URI type, String title, int status, String detail,
         @com.fasterxml.jackson.annotation.JsonIgnore Map<String, Object> extensions) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
+
+    private static final Set<URI> DECISIONS = Stream.of(ProblemType.ILLEGAL_TRANSITION,
+            ProblemType.TRANSITION_CONFLICT, ProblemType.PAYMENT_REFUSED, ProblemType.AMOUNT_MISMATCH)
+            .map(ProblemType::uri).collect(Collectors.toUnmodifiableSet());
 
     public Problem {
         extensions = Map.copyOf(extensions);
@@ -34,9 +41,16 @@ public record Problem(URI type, String title, int status, String detail,
         return extensions;
     }
 
-    /** Business outcomes (4xx) are final and stored for replay; 5xx are transient and a retry may succeed. */
+    /**
+     * Whether this refusal is the operation's own decision, stored under the request's Idempotency-Key and replayed to
+     * every repeat: the operation started and decided (the state machine refused the event, the order took it with
+     * other details, the provider refused the payment or reported another amount). Every other refusal means the
+     * operation never started (If-Match names another version, no such order, a value or provider that fails
+     * validation) or may succeed later (5xx): nothing is stored, the key stays free, and a retry with it runs again.
+     * See docs/idempotency.md.
+     */
     @com.fasterxml.jackson.annotation.JsonIgnore
-    public boolean isFinal() {
-        return status < 500 && status != 408 && status != 429;
+    public boolean isDecision() {
+        return DECISIONS.contains(type);
     }
 }

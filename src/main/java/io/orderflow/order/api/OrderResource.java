@@ -120,7 +120,7 @@ public class OrderResource {
     public Uni<Response> pay(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Pay body) {
         OrderRequests.Pay request = required(body);
-        return move(id, key, true, ifMatch, OrderEvent.PAY, new EventDetails.Pay(request.provider()), request,
+        return move(id, key, ifMatch, OrderEvent.PAY, new EventDetails.Pay(request.provider()), request,
                 Tier.PAYMENTS);
     }
 
@@ -131,7 +131,7 @@ public class OrderResource {
     public Uni<Response> ship(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Ship body) {
         OrderRequests.Ship request = required(body);
-        return move(id, key, false, ifMatch, OrderEvent.SHIP,
+        return move(id, key, ifMatch, OrderEvent.SHIP,
                 new EventDetails.Ship(request.carrier(), request.trackingNumber()), request, Tier.ORDERS);
     }
 
@@ -141,7 +141,7 @@ public class OrderResource {
     @RolesAllowed(Callers.OPERATOR)
     public Uni<Response> deliver(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Deliver body) {
-        return move(id, key, false, ifMatch, OrderEvent.DELIVER, new EventDetails.None(),
+        return move(id, key, ifMatch, OrderEvent.DELIVER, new EventDetails.None(),
                 new OrderRequests.Deliver(), Tier.ORDERS);
     }
 
@@ -151,17 +151,17 @@ public class OrderResource {
     public Uni<Response> cancel(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Cancel body) {
         OrderRequests.Cancel request = body == null ? new OrderRequests.Cancel(null) : body;
-        return move(id, key, false, ifMatch, OrderEvent.CANCEL, new EventDetails.Cancel(request.reason()), request,
+        return move(id, key, ifMatch, OrderEvent.CANCEL, new EventDetails.Cancel(request.reason()), request,
                 Tier.ORDERS);
     }
 
-    private Uni<Response> move(String id, String key, boolean keyRequired, String ifMatch, OrderEvent event,
+    private Uni<Response> move(String id, String key, String ifMatch, OrderEvent event,
             EventDetails details, Object request, Tier tier) {
         UUID orderId = orderId(id);
         Long version = IfMatch.version(ifMatch);
         Callers.Caller caller = callers.current();
         String operation = "POST /orders/{id}/" + event.name().toLowerCase();
-        KeyedRequest keyed = new KeyedRequest(key, keyRequired, caller.scope(), operation, orderId.toString(),
+        KeyedRequest keyed = new KeyedRequest(key, event.requiresKey(), caller.scope(), operation, orderId.toString(),
                 replies.canonical(request), tier, orderId, row -> replies.ok(service.recordedOrder(row)));
         return gate.execute(keyed, claim -> service.transition(
                 new TransitionCommand(orderId, event, details, version, TransitionCommand.API,

@@ -9,6 +9,7 @@ import io.smallrye.config.WithDefault;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +23,9 @@ import java.util.function.Supplier;
  * statement.
  *
  * <p>Correctness does not depend on the batch: each row's compare-and-set is its own, two transitions of one order
- * never share a batch (the later one waits for the next), and a batch that fails for any reason but overload is
- * re-run row by row as single statements — safe even when the failed batch did commit (a timeout), because a row
- * already moved meets its own idempotency record (keyed) or the duplicate verdict (keyless), exactly like a retry.
+ * never share a batch (the later one waits for the next), a batch's rows go in order id order (the order its row
+ * locks are taken in), and a batch that fails on one row's values is re-run row by row as single statements; a
+ * timeout or a lost connection is every row's answer, as it would have been alone (see {@link GroupedWrites}).
  */
 @ApplicationScoped
 public class GroupCommit {
@@ -53,6 +54,9 @@ public class GroupCommit {
         int maxInFlight();
     }
 
+    /** The lock key of a batch's row: its order's id. */
+    private static final Comparator<Map<String, Object>> BY_ORDER = Comparator.comparing(row -> (UUID) row.get("id"));
+
     private final Db db;
     private final Config config;
     private final GroupedWrites<TransitionBatchSql.Statement, Map<String, Object>, Object[]> writes;
@@ -78,7 +82,10 @@ public class GroupCommit {
         return writes.submit(statement, orderId, values, alone);
     }
 
-    private Uni<Map<Object, Object[]>> run(TransitionBatchSql.Statement statement, List<Map<String, Object>> batch) {
+    private Uni<Map<Object, Object[]>> run(TransitionBatchSql.Statement statement, List<Map<String, Object>> arrived) {
+        // rows lock their orders in the order they come: sorted, two batches in flight (or two replicas' batches)
+        // that share orders lock them alike and never deadlock
+        List<Map<String, Object>> batch = arrived.stream().sorted(BY_ORDER).toList();
         // each row's compare-and-set is its own, so the batch is re-sent on a broken connection like a single one
         return db.run(Resend.GUARDED, session -> {
             var query = session.createNativeQuery(statement.sql(),

@@ -6,23 +6,37 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
 /**
  * The table property that makes the service's own re-send of a keyless transition safe ({@code Resend.GUARDED}):
- * once an event a client may send without an Idempotency-Key (SHIP, DELIVER, CANCEL: OrderResource requires a key
- * only for POST /orders and PAY) has applied, no path of the table leads back to a state it applies from. So a
- * re-sent compare-and-set whose first copy committed can only find the order past it, never move it twice. Generated
- * from {@link OrderTransitions}: a new transition back into such a state fails here, and the event must then require
- * a key.
+ * once an event that may come without an idempotency key ({@link OrderEvent#requiresKey()} false, which is what
+ * OrderResource asks) has applied, no path of the table leads back to a state it applies from. So a re-sent
+ * compare-and-set whose first copy committed can only find the order past it, never move it twice. Generated from
+ * {@link OrderTransitions}: every keyless event of the table is checked, a new one included, and a new transition
+ * back into such a state fails here; the event must then require a key.
  */
 class KeylessResendTest {
 
+    /** The table's events that may come without a key. */
+    static Stream<OrderEvent> keylessEvents() {
+        return OrderTransitions.rules().stream().map(OrderTransitions.Rule::event).distinct()
+                .filter(event -> !event.requiresKey());
+    }
+
+    @Test
+    void shouldFindTheKeylessEventsInTheTable() {
+        assertEquals(List.of(OrderEvent.SHIP, OrderEvent.DELIVER, OrderEvent.CANCEL), keylessEvents().toList(),
+                "the events a client may send without a key; a change here is checked by the test below");
+    }
+
     @ParameterizedTest
-    @EnumSource(value = OrderEvent.class, names = { "SHIP", "DELIVER", "CANCEL" })
+    @MethodSource("keylessEvents")
     void shouldNeverLeadBackToWhereAKeylessEventAppliesOnceItApplied(OrderEvent event) {
         Set<OrderStatus> sources = OrderTransitions.sourcesOf(event);
         for (OrderStatus from : sources) {
@@ -36,6 +50,7 @@ class KeylessResendTest {
     @Test
     void shouldShowWhyPayRequiresAKey() {
         // PAY → PAYMENT_FAILED → CREATED takes PAY again: only its dedup record tells a re-send from a new PAY
+        assertTrue(OrderEvent.PAY.requiresKey());
         assertTrue(reachableFrom(OrderStatus.PAYMENT_PENDING).contains(OrderStatus.CREATED));
     }
 
