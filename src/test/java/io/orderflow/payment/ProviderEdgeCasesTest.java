@@ -1,0 +1,101 @@
+package io.orderflow.payment;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.payment.stripe.StripeProvider;
+import io.orderflow.payment.wechatpay.WechatFixtures;
+import io.orderflow.support.CapturedLog;
+import io.orderflow.support.Contract;
+import io.orderflow.support.Meters;
+import io.orderflow.support.Sql;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Level;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What a provider's callback route answers at its edges, where an attacker can reach it and a provider re-sends
+ * every non-2xx for days: nothing anyone can send without the provider's keys pages the on-call, and nothing the
+ * provider signed is refused for a rule that is not the provider's.
+ */
+@QuarkusTest
+@WithTestResource(PaymentSandbox.class)
+class ProviderEdgeCasesTest extends SandboxedProviderTest {
+
+    @Inject
+    MeterRegistry registry;
+
+    @Override
+    protected String provider() {
+        return StripeProvider.NAME;
+    }
+
+    private Response wechat(String body, Map<String, String> headers) {
+        return given().filter(Contract.invalidRequest()).contentType("application/json").headers(headers)
+                .body(body.getBytes(StandardCharsets.UTF_8)).post("/payments/wechatpay/callbacks");
+    }
+
+    private String paid(String eventId) {
+        return sandbox.wechat().notification(eventId, "TRANSACTION.SUCCESS", "transaction",
+                WechatFixtures.transaction("t-edge", "4200000099", "SUCCESS", "2500"));
+    }
+
+    private double wechatAnswers(String outcome) {
+        return Meters.count(registry, "orderflow.payments.notifications", "provider", "wechatpay", "outcome",
+                outcome);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "!!", "=" })
+    void shouldRefuseAWechatSignatureThatIsNoBase64With401AndRaiseNoAlarm(String signature) {
+        String body = paid("EV-nob64-" + UUID.randomUUID());
+        Map<String, String> headers = new HashMap<>(sandbox.wechat().headers(body, Instant.now().getEpochSecond()));
+        headers.put("Wechatpay-Signature", signature);
+        double rejected = wechatAnswers("rejected");
+        try (CapturedLog log = CapturedLog.start()) {
+            wechat(body, headers).then().statusCode(401).contentType("application/json").body("code", is("FAIL"));
+            assertEquals(List.of(), log.atLeast(Level.SEVERE), "anyone can send this: no ERROR, no page");
+        }
+        assertEquals(rejected + 1, wechatAnswers("rejected"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "\"\"", "\"AAAA\"", "12345" })
+    void shouldAcknowledgeASignedWechatNotificationWithAMalformedCiphertextAsAnAnomalyWithoutTheKeyAlarm(
+            String ciphertext) {
+        String event = "EV-malformed-" + UUID.randomUUID();
+        String body = paid(event).replaceFirst("\"ciphertext\":\"[^\"]*\"", "\"ciphertext\":" + ciphertext);
+        try (CapturedLog log = CapturedLog.start()) {
+            for (int delivery = 0; delivery < 2; delivery++) {
+                wechat(body, sandbox.wechat().headers(body, Instant.now().getEpochSecond())).then().statusCode(204)
+                        .header(Acknowledgements.OUTCOME_HEADER, "invalid");
+            }
+            assertEquals(List.of(), log.atLeast(Level.SEVERE), "a malformed resource is no key problem");
+        }
+        assertEquals(1, Sql.count("select count(*) from payment_anomalies where provider = 'wechatpay'"
+                + " and event_id = ? and kind = 'invalid-event'", event));
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldRaiseTheKeyAlarmOnlyForAVerifiedWellFormedResourceWhoseTagFails() {
+        WechatFixtures otherKey = WechatFixtures.createTemporary();
+        String body = otherKey.notification("EV-tag-" + UUID.randomUUID(), "TRANSACTION.SUCCESS", "transaction",
+                WechatFixtures.transaction("t-edge", "4200000098", "SUCCESS", "2500"));
+        try (CapturedLog log = CapturedLog.start()) {
+            wechat(body, sandbox.wechat().headers(body, Instant.now().getEpochSecond())).then().statusCode(503);
+            assertEquals(1, log.atLeast(Level.SEVERE).stream().filter(line -> line.contains("api-v3-key")).count());
+        }
+    }
+}
