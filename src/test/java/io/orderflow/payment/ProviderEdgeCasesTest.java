@@ -5,11 +5,14 @@ import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import com.github.tomakehurst.wiremock.client.WireMock;
+import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Contract;
 import io.orderflow.support.Meters;
+import io.orderflow.support.OrderMother;
 import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -40,6 +43,24 @@ class ProviderEdgeCasesTest extends SandboxedProviderTest {
     @Override
     protected String provider() {
         return StripeProvider.NAME;
+    }
+
+    private static final String TYPES = "https://orderflow.dev/problems/";
+
+    /** An order paying with Stripe through PaymentIntent {@code intent}. */
+    private String payingWithStripe(String intent) {
+        String id = OrderMother.createOrder();
+        server.stubFor(WireMock.post("/v1/payment_intents").willReturn(WireMock.okJson(StripeFixtures.intent(intent,
+                "requires_payment_method", String.valueOf(OrderMother.AMOUNT), "eur", null))));
+        OrderMother.postKeyed(id, "pay", Map.of("provider", "stripe"), OrderMother.newKey()).then().statusCode(200);
+        return id;
+    }
+
+    /** Signed by Stripe at {@code signedAt} (unix seconds). */
+    private static Response stripe(String payload, long signedAt) {
+        return given().contentType("application/json; charset=utf-8")
+                .header("Stripe-Signature", StripeFixtures.signature(StripeFixtures.SECRET, signedAt, payload))
+                .body(payload.getBytes(StandardCharsets.UTF_8)).post("/payments/stripe/callbacks");
     }
 
     private Response wechat(String body, Map<String, String> headers) {
@@ -97,5 +118,16 @@ class ProviderEdgeCasesTest extends SandboxedProviderTest {
             wechat(body, sandbox.wechat().headers(body, Instant.now().getEpochSecond())).then().statusCode(503);
             assertEquals(1, log.atLeast(Level.SEVERE).stream().filter(line -> line.contains("api-v3-key")).count());
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldRefuseAStripeEventSignedFarInTheFutureAndLeaveTheOrderUnpaid() {
+        String intent = "pi_future_" + UUID.randomUUID().toString().substring(0, 8);
+        String id = payingWithStripe(intent);
+        String payload = StripeFixtures.event("payment_intent.succeeded", StripeFixtures.intent(intent, "succeeded",
+                String.valueOf(OrderMother.AMOUNT), "eur", "ch_" + intent));
+        stripe(payload, Instant.now().getEpochSecond() + 1_000_000).then().statusCode(400)
+                .contentType("application/problem+json").body("type", is(TYPES + "signature-invalid"));
+        assertEquals("PAYMENT_PENDING", Sql.string("select status from orders where id = ?", UUID.fromString(id)));
     }
 }

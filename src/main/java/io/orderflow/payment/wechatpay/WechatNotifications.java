@@ -9,6 +9,7 @@ import io.orderflow.common.problem.ProblemType;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRejected;
 import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.SignedAt;
 import io.orderflow.payment.StrictJson;
 import java.security.PublicKey;
 import java.time.Duration;
@@ -92,10 +93,7 @@ final class WechatNotifications {
         } catch (NumberFormatException e) {
             throw new NotificationRejected(ProblemType.SIGNATURE_MISSING, "Wechatpay-Timestamp must be unix seconds");
         }
-        if (Math.abs(now.getEpochSecond() - seconds) > tolerance.toSeconds()) {
-            throw new NotificationRejected(ProblemType.SIGNATURE_INVALID,
-                    "The notification's timestamp is outside the accepted tolerance");
-        }
+        SignedAt.requireWithin(seconds, now, tolerance);
     }
 
     /**
