@@ -9,6 +9,8 @@ import com.github.tomakehurst.wiremock.client.WireMock;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;
+import io.orderflow.idempotency.IdempotencyKeys;
+import io.orderflow.support.Callbacks;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Contract;
 import io.orderflow.support.Meters;
@@ -129,5 +131,70 @@ class ProviderEdgeCasesTest extends SandboxedProviderTest {
         stripe(payload, Instant.now().getEpochSecond() + 1_000_000).then().statusCode(400)
                 .contentType("application/problem+json").body("type", is(TYPES + "signature-invalid"));
         assertEquals("PAYMENT_PENDING", Sql.string("select status from orders where id = ?", UUID.fromString(id)));
+    }
+
+    private static String derivedId(String id) {
+        return "sha256:" + IdempotencyKeys.fingerprint(id);
+    }
+
+    private static long anomalies(String provider, String eventId, String kind, String orderId) {
+        return Sql.count("select count(*) from payment_anomalies where provider = ? and event_id = ? and kind = ?"
+                + " and order_id = ?", provider, eventId, kind, UUID.fromString(orderId));
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldAcknowledgeAVerifiedStripeEventWhoseIdIsNotPrintableAsciiAsAnAnomalyUnderADerivedId() {
+        String intent = "pi_accent_" + UUID.randomUUID().toString().substring(0, 8);
+        String id = payingWithStripe(intent);
+        String event = "évt-" + UUID.randomUUID();
+        String payload = StripeFixtures.event(event, "payment_intent.succeeded", StripeFixtures.intent(intent,
+                "succeeded", String.valueOf(OrderMother.AMOUNT), "eur", "ch_" + intent));
+        for (int delivery = 0; delivery < 2; delivery++) {
+            stripe(payload, Instant.now().getEpochSecond()).then().statusCode(200).body("received", is(true))
+                    .header(Acknowledgements.OUTCOME_HEADER, "invalid");
+        }
+        assertEquals(1, anomalies("stripe", derivedId(event), "invalid-event", id));
+        assertEquals("PAYMENT_PENDING", Sql.string("select status from orders where id = ?", UUID.fromString(id)));
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldAcknowledgeAVerifiedWechatOrMockpayEventWhoseIdIsNotPrintableAsciiAsAnAnomaly() {
+        String customer = OrderMother.newCustomer();
+        String yuan = Shoppers.yuanOrder(customer);
+        server.stubFor(WireMock.post("/v3/pay/transactions/native")
+                .willReturn(WireMock.okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=accent\"}")));
+        String outTradeNo = Shoppers.payWithWechat(customer, yuan);
+        String wechatEvent = "EV-日本-" + UUID.randomUUID();
+        String body = sandbox.wechat().notification(wechatEvent, "TRANSACTION.SUCCESS", "transaction",
+                WechatFixtures.transaction(outTradeNo, "42" + outTradeNo.substring(0, 20), "SUCCESS", "2500"));
+        wechat(body, sandbox.wechat().headers(body, Instant.now().getEpochSecond())).then().statusCode(204)
+                .header(Acknowledgements.OUTCOME_HEADER, "invalid");
+        assertEquals(1, anomalies("wechatpay", derivedId(wechatEvent), "invalid-event", yuan));
+
+        String order = OrderMother.createOrder();
+        String mockpayEvent = "évt-" + UUID.randomUUID();
+        Callbacks.deliver(Callbacks.event(mockpayEvent, "PAYMENT_SUCCEEDED", order, OrderMother.AMOUNT, "EUR",
+                "txn-" + mockpayEvent.substring(4))).then().statusCode(200).body("outcome", is("invalid"));
+        assertEquals(1, anomalies("mockpay", derivedId(mockpayEvent), "invalid-event", order));
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldAcknowledgeAStripeEventIdSentAgainWithOtherContentAsAnAnomalyAndKeepTheFirst() {
+        String intent = "pi_reused_" + UUID.randomUUID().toString().substring(0, 8);
+        String id = payingWithStripe(intent);
+        String event = "evt_" + UUID.randomUUID().toString().replace("-", "");
+        stripe(StripeFixtures.event(event, "payment_intent.payment_failed", StripeFixtures.failedIntent(intent,
+                String.valueOf(OrderMother.AMOUNT), "eur", "insufficient_funds")), Instant.now().getEpochSecond())
+                .then().statusCode(200);
+        String succeeded = StripeFixtures.event(event, "payment_intent.succeeded", StripeFixtures.intent(intent,
+                "succeeded", String.valueOf(OrderMother.AMOUNT), "eur", "ch_" + intent));
+        for (int delivery = 0; delivery < 2; delivery++) {
+            stripe(succeeded, Instant.now().getEpochSecond()).then().statusCode(200).body("received", is(true))
+                    .header(Acknowledgements.OUTCOME_HEADER, "event-reused");
+        }
+        assertEquals(1, anomalies("stripe", event, "event-reused", id));
+        assertEquals("CREATED", Sql.string("select status from orders where id = ?", UUID.fromString(id)),
+                "the first content (payment_failed) stands");
+        assertEquals(0, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
     }
 }
