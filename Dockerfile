@@ -38,5 +38,6 @@ EXPOSE 8080
 ENV MALLOC_ARENA_MAX=2
 ENV JAVA_OPTS="-Xmx160m -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -Xss512k -Djava.util.logging.manager=org.jboss.logmanager.LogManager"
 
-# exec makes the JVM PID 1, so it receives SIGTERM and Quarkus shuts down gracefully.
+# exec makes the JVM PID 1, so it receives SIGTERM and Quarkus shuts down gracefully. Its descriptor limit is the
+# runtime's (ulimit -n, commonly 1,048,576): keep it well above quarkus.http.limits.max-connections (10,000).
 ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -jar /deployments/quarkus-run.jar"]

@@ -39,6 +39,12 @@ public final class IdempotencyKeys {
         return key;
     }
 
+    /** Whether {@code key} is usable as it is: 1–255 printable ASCII characters (what {@link #parse} keeps). */
+    public static boolean isWellFormed(String key) {
+        return key != null && !key.isEmpty() && key.length() <= MAX_LENGTH
+                && key.chars().allMatch(c -> c >= 0x20 && c <= 0x7E);
+    }
+
     public static String fingerprint(byte[] canonicalBody) {
         return HexFormat.of().formatHex(sha256(canonicalBody));
     }

@@ -45,7 +45,9 @@ public class Acknowledgements {
     /** A notification that did not verify: the provider's answer to the rejection's problem. */
     Reply rejected(PaymentProvider provider, NotificationRejected rejected) {
         count(provider, "rejected");
-        return provider.refuse(rejected.problem(), null);
+        // a 503 (our APIv3 key cannot open what the provider signed) says when to re-send, as every 503 does
+        return provider.refuse(rejected.problem(),
+                rejected.problem().status() == 503 ? ProblemMapper.RETRY_AFTER_SECONDS : null);
     }
 
     /** A failure answered in the provider's format; a transient one (5xx) makes the provider re-send. */

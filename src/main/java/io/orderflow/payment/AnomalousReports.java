@@ -48,6 +48,19 @@ public class AnomalousReports {
                 invalid.reason()).map(done -> acks.acknowledge(provider, invalid, "invalid", orderId, null));
     }
 
+    /**
+     * The provider sent other content under an event id whose first content was already decided: providers never
+     * do, so operators must see it; the first content stands, and the provider hears 2xx so it stops re-sending.
+     */
+    Uni<Reply> eventReused(PaymentProvider provider, Notification.Correlated report, UUID orderId) {
+        String detail = "Event " + report.id() + " arrived again with other content (" + report.type() + ") about"
+                + " order " + orderId + "; its first content stands";
+        LOG.warnf("%s event %s: %s", provider.name(), report.id(), detail);
+        return anomalies.record(provider.name(), report.id(), orderId, PaymentReport.transactionOf(report),
+                PaymentAnomaly.Kind.EVENT_REUSED, detail)
+                .map(done -> acks.acknowledge(provider, report, "event-reused", orderId, null));
+    }
+
     /** The attempt names an order there is no row of. */
     Uni<Reply> unknownOrder(PaymentProvider provider, Notification notification, PaymentReport report,
             UUID orderId) {

@@ -31,7 +31,9 @@ public class PaymentAnomaly {
         /** A capture whose transaction id already belongs to another order: refused. */
         TXN_REUSED("txn-reused"),
         /** A refund of a transaction no capture of the order has. */
-        UNKNOWN_CAPTURE("unknown-capture");
+        UNKNOWN_CAPTURE("unknown-capture"),
+        /** An event id the provider used before, now with other content: the first content stands. */
+        EVENT_REUSED("event-reused");
 
         public final String label;
 

@@ -3,8 +3,10 @@ package io.orderflow.payment;
 import io.orderflow.common.Reply;
 import io.orderflow.common.Times;
 import io.orderflow.common.problem.ProblemException;
+import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
+import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.idempotency.KeyedRequest;
 import io.orderflow.idempotency.Tier;
 import io.orderflow.order.OrderService;
@@ -79,7 +81,7 @@ public class PaymentCallbacks {
             LOG.infof("%s event %s of type %s ignored", provider.name(), ignored.id(), ignored.type());
             return Uni.createFrom().item(acks.acknowledge(provider, notification, "ignored", null));
         }
-        Notification.Correlated report = (Notification.Correlated) notification;
+        Notification.Correlated report = storable((Notification.Correlated) notification);
         return match(provider, report.subject()).chain(match -> {
             if (report instanceof Notification.Invalid invalid) {
                 return anomalous.invalid(provider, invalid, match == null ? null : match.orderId());
@@ -91,8 +93,30 @@ public class PaymentCallbacks {
                     report.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, match.orderId(),
                     row -> acks.acknowledge(provider, report, "applied", orders.recordedOrder(row)));
             return gate.execute(keyed, claim -> transitions.apply(provider, report, match, claim))
-                    .call(() -> recordRefund(provider, report));
+                    .call(() -> recordRefund(provider, report))
+                    .onFailure(PaymentCallbacks::isKeyReused)
+                    .recoverWithUni(() -> anomalous.eventReused(provider, report, match.orderId()));
         });
+    }
+
+    /**
+     * A verified event is the provider's word, whatever its id: one the dedup record cannot take as it is (not
+     * 1–255 printable ASCII, say {@code évt-1}) is an anomaly under {@code sha256:<hex of the id>}, never the
+     * client API's 400 idempotency-key-invalid, which the provider would re-send for days.
+     */
+    private static Notification.Correlated storable(Notification.Correlated report) {
+        if (report instanceof Notification.Invalid || IdempotencyKeys.isWellFormed(report.id())) {
+            return report; // an anomaly's event id is text, and an invalid event's id is already safe text
+        }
+        String derived = "sha256:" + IdempotencyKeys.fingerprint(report.id());
+        return new Notification.Invalid(derived, report.type(), report.subject(),
+                "The event id is not 1 to 255 printable ASCII characters; recorded under " + derived);
+    }
+
+    /** The provider sent another content under an event id it used before (its dedup record says so). */
+    private static boolean isKeyReused(Throwable failure) {
+        return ProblemMapper.unwrap(failure) instanceof ProblemException reused
+                && reused.problem().type().equals(ProblemType.IDEMPOTENCY_KEY_REUSED.uri());
     }
 
     /**

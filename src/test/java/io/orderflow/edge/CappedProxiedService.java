@@ -11,7 +11,7 @@ import java.util.Map;
  */
 public class CappedProxiedService implements QuarkusTestProfile {
 
-    static final int MAX_CONNECTIONS = 20;
+    static final int MAX_CONNECTIONS = 300;
 
     @Override
     public Map<String, String> getConfigOverrides() {

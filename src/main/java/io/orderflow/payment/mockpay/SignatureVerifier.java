@@ -2,6 +2,7 @@ package io.orderflow.payment.mockpay;
 
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.payment.NotificationRejected;
+import io.orderflow.payment.SignedAt;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -59,11 +60,7 @@ public final class SignatureVerifier {
 
     /** @throws NotificationRejected signature-invalid (401) when no secret signs the body or it is stale */
     public static void verify(Parsed parsed, byte[] body, List<String> secrets, Duration tolerance, Instant now) {
-        long skew = Math.abs(now.getEpochSecond() - parsed.timestamp());
-        if (skew > tolerance.toSeconds()) {
-            throw new NotificationRejected(ProblemType.SIGNATURE_INVALID,
-                    "The signature's timestamp is outside the accepted tolerance");
-        }
+        SignedAt.requireWithin(parsed.timestamp(), now, tolerance);
         boolean valid = false;
         for (String secret : secrets) {
             byte[] expected = sign(secret, parsed.timestamp(), body);

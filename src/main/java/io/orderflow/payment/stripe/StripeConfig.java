@@ -25,7 +25,7 @@ public interface StripeConfig extends CallSettings {
     @WithDefault("https://api.stripe.com")
     URI apiBase();
 
-    /** How old a webhook's signature timestamp may be (Stripe's own default). */
+    /** How far a webhook signature's timestamp may be from our clock, past or future (Stripe's own default). */
     @WithDefault("300s")
     Duration tolerance();
 

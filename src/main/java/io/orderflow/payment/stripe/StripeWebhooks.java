@@ -7,6 +7,7 @@ import io.orderflow.common.problem.ProblemType;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRejected;
 import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.SignedAt;
 import io.orderflow.payment.StrictJson;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,6 +44,10 @@ final class StripeWebhooks {
         if (header == null || header.isBlank() || header.length() > 4096) {
             throw new NotificationRejected(ProblemType.SIGNATURE_MISSING, "Send a Stripe-Signature header");
         }
+        Long signedAt = signedAt(header);
+        if (signedAt != null) {
+            SignedAt.requireWithin(signedAt, now, tolerance);
+        }
         String payload = request.bodyText();
         verifySignature(payload, header, Clock.fixed(now, ZoneOffset.UTC));
         // the event is read from the verified payload itself: the same bytes, without the SDK's coercions
@@ -57,6 +62,29 @@ final class StripeWebhooks {
         return parse(id, type, event.path("data").path("object"));
     }
 
+    /**
+     * The header's {@code t=}, or null without one (stripe-java refuses that); stripe-java refuses only a time too
+     * far in the past, so the rule of every provider ({@link SignedAt}) is applied here.
+     */
+    private static Long signedAt(String header) {
+        for (String part : header.split(",")) {
+            String[] kv = part.trim().split("=", 2);
+            if (kv.length == 2 && kv[0].equals("t")) {
+                try {
+                    return Long.parseLong(kv[1]);
+                } catch (NumberFormatException e) {
+                    throw garbled();
+                }
+            }
+        }
+        return null;
+    }
+
+    private static NotificationRejected garbled() {
+        return new NotificationRejected(ProblemType.SIGNATURE_MISSING,
+                "The Stripe-Signature header is garbled (t=<unix seconds>,v1=<hex>)");
+    }
+
     private void verifySignature(String payload, String header, Clock clock) {
         for (String secret : secrets) {
             try {
@@ -65,8 +93,7 @@ final class StripeWebhooks {
             } catch (SignatureVerificationException wrongSecretOrStale) {
                 // the next secret may be the one; none is: refused below
             } catch (IllegalStateException | NumberFormatException garbled) {
-                throw new NotificationRejected(ProblemType.SIGNATURE_MISSING,
-                        "The Stripe-Signature header is garbled (t=<unix seconds>,v1=<hex>)");
+                throw garbled();
             }
         }
         throw new NotificationRejected(ProblemType.SIGNATURE_INVALID,

@@ -1,27 +1,28 @@
 package io.orderflow.payment.wechatpay;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.gson.JsonObject;
+import com.wechat.pay.java.core.cipher.AeadCipher;
+import com.wechat.pay.java.core.cipher.Verifier;
 import com.wechat.pay.java.core.exception.DecryptionException;
-import com.wechat.pay.java.core.exception.MalformedMessageException;
-import com.wechat.pay.java.core.exception.ValidationException;
-import com.wechat.pay.java.core.notification.NotificationParser;
 import com.wechat.pay.java.core.notification.RSAPublicKeyNotificationConfig;
-import com.wechat.pay.java.core.notification.RequestParam;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRejected;
 import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.SignedAt;
 import io.orderflow.payment.StrictJson;
 import java.security.PublicKey;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import org.jboss.logging.Logger;
 
 /**
  * WeChat Pay's notifications: the signature (RSA-SHA256 with the platform public key over
  * {@code timestamp\nnonce\nbody\n}) verified and the AEAD_AES_256_GCM resource decrypted by wechatpay-java's
- * {@link NotificationParser}; the timestamp tolerance, which the SDK does not check, here. Handled:
+ * verifier and cipher, in two steps so that each failure is told apart: unverifiable (4xx, anyone can send it),
+ * verified but malformed (an anomaly, acknowledged), verified and well-formed but failing the AEAD tag (our APIv3
+ * key is wrong: the one alarm). The timestamp tolerance, which the SDK does not check, is here. Handled:
  * {@code TRANSACTION.SUCCESS} and {@code REFUND.SUCCESS}; other types are ignored.
  */
 final class WechatNotifications {
@@ -29,14 +30,21 @@ final class WechatNotifications {
     private static final Logger LOG = Logger.getLogger(WechatNotifications.class);
     static final int MAX_ID = 255;
 
-    private final NotificationParser parser;
+    private static final String SIGN_TYPE = "WECHATPAY2-SHA256-RSA2048";
+
+    private final Verifier verifier;
+    private final AeadCipher cipher;
+    private final String platformKeyId;
     private final String merchantId;
     private final Duration tolerance;
 
     WechatNotifications(PublicKey platformKey, String platformKeyId, String apiV3Key, String merchantId,
             Duration tolerance) {
-        this.parser = new NotificationParser(new RSAPublicKeyNotificationConfig.Builder().publicKey(platformKey)
-                .publicKeyId(platformKeyId).apiV3Key(apiV3Key).build());
+        RSAPublicKeyNotificationConfig config = new RSAPublicKeyNotificationConfig.Builder().publicKey(platformKey)
+                .publicKeyId(platformKeyId).apiV3Key(apiV3Key).build();
+        this.verifier = config.createVerifier();
+        this.cipher = config.createAeadCipher();
+        this.platformKeyId = platformKeyId;
         this.merchantId = merchantId;
         this.tolerance = tolerance;
     }
@@ -52,9 +60,8 @@ final class WechatNotifications {
         }
         checkFresh(timestamp, now);
         String body = request.bodyText();
-        JsonObject resource = decrypt(new RequestParam.Builder().serialNumber(serial).nonce(nonce)
-                .signature(signature).timestamp(timestamp).signType(request.header("Wechatpay-Signature-Type"))
-                .body(body).build());
+        verifySignature(serial, timestamp + "\n" + nonce + "\n" + body + "\n", signature,
+                request.header("Wechatpay-Signature-Type"));
         // verified, so WeChat's word: one whose id or type is no safe text is recorded once under the body's
         // SHA-256 and acknowledged, never written as sent nor refused (WeChat would re-send it 15 times)
         JsonNode envelope = StrictJson.tree(body);
@@ -65,7 +72,12 @@ final class WechatNotifications {
                     envelope.isObject() ? "The notification needs a valid " + (id == null ? "id" : "event_type")
                             : "The body is not one JSON object (trailing bytes, a field sent twice, or no JSON)");
         }
-        JsonNode plain = resource == null ? StrictJson.tree("null") : StrictJson.tree(resource.toString());
+        EncryptedResource resource = EncryptedResource.of(envelope.get("resource"));
+        if (resource == null) {
+            // signed by WeChat yet no resource AES-GCM could open: no key problem, and re-sending cannot mend it
+            return new Notification.Invalid(id, type, null, "The resource is malformed: " + EncryptedResource.SHAPE);
+        }
+        JsonNode plain = StrictJson.tree(decrypt(resource));
         return switch (type) {
             case "TRANSACTION.SUCCESS" -> WechatObjects.transactionNotification(id, type, plain, merchantId);
             case "REFUND.SUCCESS" -> WechatObjects.refundNotification(id, type, plain, merchantId);
@@ -81,27 +93,39 @@ final class WechatNotifications {
         } catch (NumberFormatException e) {
             throw new NotificationRejected(ProblemType.SIGNATURE_MISSING, "Wechatpay-Timestamp must be unix seconds");
         }
-        if (Math.abs(now.getEpochSecond() - seconds) > tolerance.toSeconds()) {
+        SignedAt.requireWithin(seconds, now, tolerance);
+    }
+
+    /**
+     * Verified before anything else is read, and every way of failing it is the same 4xx: a signature that is no
+     * base64 ({@code !!}, {@code =}) is no proof of anything, whoever sent it, so it must not reach the
+     * "verified but undecryptable" alarm below.
+     */
+    private void verifySignature(String serial, String message, String signature, String signType) {
+        boolean verified;
+        try {
+            verified = (signType == null || signType.equals(SIGN_TYPE)) && serial.equals(platformKeyId)
+                    && Base64.getDecoder().decode(signature).length > 0
+                    && verifier.verify(serial, message, signature);
+        } catch (IllegalArgumentException notBase64) {
+            verified = false;
+        }
+        if (!verified) {
             throw new NotificationRejected(ProblemType.SIGNATURE_INVALID,
-                    "The notification's timestamp is outside the accepted tolerance");
+                    "The Wechatpay-Signature does not verify with the platform public key");
         }
     }
 
-    private JsonObject decrypt(RequestParam param) {
+    /** Only a well-formed resource of a verified notification gets here: a failing AEAD tag means our key is wrong. */
+    private String decrypt(EncryptedResource resource) {
         try {
-            return parser.parse(param, JsonObject.class);
-        } catch (ValidationException e) {
-            throw new NotificationRejected(ProblemType.SIGNATURE_INVALID,
-                    "The Wechatpay-Signature does not verify with the platform public key");
+            return cipher.decrypt(resource.associatedData(), resource.nonce(), resource.ciphertext());
         } catch (DecryptionException | IllegalArgumentException e) {
             // verified, so WeChat sent it: our APIv3 key is wrong. 5xx, so WeChat re-sends once it is fixed
             LOG.error("A verified WeChat Pay notification could not be decrypted: check payments.providers"
                     + ".wechatpay.api-v3-key");
             throw new NotificationRejected(ProblemType.SERVICE_UNAVAILABLE,
                     "The notification could not be decrypted; it will be accepted once it can");
-        } catch (MalformedMessageException | com.google.gson.JsonParseException | NullPointerException e) {
-            // verified but without a decryptable resource (the SDK meets a missing associated_data with an NPE)
-            return null;
         }
     }
 }

@@ -70,6 +70,16 @@ class StripeWebhooksTest {
                 () -> webhooks.verify(request(payload, header), NOW.plusSeconds(600)));
     }
 
+    @ParameterizedTest
+    @ValueSource(longs = { 301, 1_000_000, Long.MAX_VALUE / 2 })
+    void shouldRefuseADeliverySignedFurtherInTheFutureThanTheTolerance(long ahead) {
+        String payload = event("payment_intent.succeeded", intent("pi_5", "succeeded", "2500", "eur", "ch_5"));
+        assertRejected(ProblemType.SIGNATURE_INVALID, () -> webhooks.verify(request(payload,
+                signature(SECRET, NOW.getEpochSecond() + ahead, payload)), NOW));
+        assertInstanceOf(Notification.PaymentSucceeded.class, webhooks.verify(request(payload,
+                signature(SECRET, NOW.getEpochSecond() + 299, payload)), NOW));
+    }
+
     @Test
     void shouldRefuseAMissingOrGarbledHeaderAndABodyThatIsNoEvent() {
         String payload = event("payment_intent.succeeded", intent("pi_4", "succeeded", "2500", "eur", "ch_4"));

@@ -98,6 +98,30 @@ class WechatNotificationsTest {
         assertRejected(ProblemType.SERVICE_UNAVAILABLE, () -> notifications.verify(signed(body, NOW), NOW));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = { "!!", "=", "", "not base64 at all" })
+    void shouldRefuseASignatureThatIsNoBase64AsInvalidNeverAsAKeyProblem(String signature) {
+        String body = paid("EV-7a", "a1b2c3", "2500");
+        Map<String, String> headers = new HashMap<>(WECHAT.headers(body, NOW.getEpochSecond()));
+        headers.put("Wechatpay-Signature", signature);
+        assertRejected(ProblemType.SIGNATURE_INVALID, () -> notifications.verify(request(body, headers), NOW));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "\"\"", "\"AAAA\"", "12345", "\"!!\"", "null", "{}" })
+    void shouldMarkASignedNotificationWithAMalformedCiphertextInvalidNeverAKeyProblem(String ciphertext) {
+        String body = withCiphertext(paid("EV-7b", "a1b2c3", "2500"), ciphertext);
+        Notification.Invalid invalid = assertInstanceOf(Notification.Invalid.class,
+                notifications.verify(signed(body, NOW), NOW));
+        assertEquals("EV-7b", invalid.id());
+        assertTrue(invalid.reason().contains("resource is malformed"), invalid.reason());
+    }
+
+    /** The body with its resource's ciphertext replaced by {@code json} (JSON text), then signed as sent. */
+    static String withCiphertext(String body, String json) {
+        return body.replaceFirst("\"ciphertext\":\"[^\"]*\"", "\"ciphertext\":" + json.replace("\\", "\\\\"));
+    }
+
     @Test
     void shouldIgnoreTypesOrderflowDoesNotActOn() {
         String body = WECHAT.notification("EV-8", "REFUND.ABNORMAL", "refund",
