@@ -614,6 +614,22 @@ class KubernetesManifestsTest {
                 .findFirst();
     }
 
+    /** Some files of an overlay, parsed as they stand, and, with kubectl, the whole overlay as rendered. */
+    static List<List<HasMetadata>> views(Path overlay, List<String> files) throws Exception {
+        List<HasMetadata> parsed = new ArrayList<>();
+        for (String file : files) {
+            parsed.addAll(parse(overlay.resolve(file)));
+        }
+        List<List<HasMetadata>> views = new ArrayList<>(List.of(parsed));
+        Optional<Path> kubectl = onPath("kubectl");
+        if (kubectl.isPresent()) {
+            views.add(unmarshal(kustomize(kubectl.get(), overlay)));
+        } else {
+            System.out.println("kubectl is not on PATH: " + overlay + " was checked as files, not rendered");
+        }
+        return views;
+    }
+
     static String kustomize(Path kubectl, Path overlay) throws IOException, InterruptedException {
         Path output = Files.createTempFile("kustomize", ".yaml");
         Path errors = Files.createTempFile("kustomize", ".err");
