@@ -132,8 +132,12 @@ class KubernetesManifestsTest {
                 "the Service must target the container port by its name");
         NetworkPolicy policy = single(base, NetworkPolicy.class);
         for (var rule : policy.getSpec().getIngress()) {
+            String from = rule.getFrom().get(0).getNamespaceSelector().getMatchLabels()
+                    .get("kubernetes.io/metadata.name");
+            // clients through the gateway reach the public port only; Prometheus the management port only
+            int expected = "monitoring".equals(from) ? managementPort() : httpPort();
             for (NetworkPolicyPort port : rule.getPorts()) {
-                assertEquals(httpPort(), port.getPort().getIntVal(), "NetworkPolicy ingress port");
+                assertEquals(expected, port.getPort().getIntVal(), "NetworkPolicy ingress port from " + from);
             }
         }
         for (HasMetadata object : allObjects()) {
@@ -227,14 +231,20 @@ class KubernetesManifestsTest {
         ContainerPort http = app.getPorts().stream().filter(port -> "http".equals(port.getName())).findFirst()
                 .orElseThrow(() -> new AssertionError(where + ": no container port named http"));
         assertEquals(httpPort(), http.getContainerPort(), where + ": container port vs quarkus.http.port");
+        ContainerPort management = app.getPorts().stream().filter(port -> "management".equals(port.getName()))
+                .findFirst().orElseThrow(() -> new AssertionError(where + ": no container port named management"));
+        assertEquals(managementPort(), management.getContainerPort(),
+                where + ": container port vs quarkus.management.port");
 
+        // health and metrics are served on the management interface only (quarkus.management.enabled)
         checkProbe(app.getReadinessProbe(), "/q/health/ready", where + " readinessProbe");
         checkProbe(app.getLivenessProbe(), "/q/health/live", where + " livenessProbe");
         checkProbe(app.getStartupProbe(), "/q/health/live", where + " startupProbe");
 
         Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
         assertEquals("true", annotations.get("prometheus.io/scrape"), where + ": prometheus.io/scrape");
-        assertEquals(String.valueOf(httpPort()), annotations.get("prometheus.io/port"), where + ": prometheus port");
+        assertEquals(String.valueOf(managementPort()), annotations.get("prometheus.io/port"),
+                where + ": prometheus port");
         assertEquals("/q/metrics", annotations.get("prometheus.io/path"), where + ": prometheus path");
     }
 
@@ -242,7 +252,7 @@ class KubernetesManifestsTest {
         assertNotNull(probe, where + " is missing");
         assertNotNull(probe.getHttpGet(), where + " must be an HTTP GET");
         assertEquals(path, probe.getHttpGet().getPath(), where + " path");
-        assertEquals("http", probe.getHttpGet().getPort().getStrVal(), where + " port (by name)");
+        assertEquals("management", probe.getHttpGet().getPort().getStrVal(), where + " port (by name)");
     }
 
     private static void checkGracefulShutdown(Deployment deployment, String where) throws IOException {
@@ -371,6 +381,12 @@ class KubernetesManifestsTest {
 
     private static int httpPort() throws IOException {
         return Integer.parseInt(applicationProperties().getProperty("quarkus.http.port"));
+    }
+
+    private static int managementPort() throws IOException {
+        assertEquals("true", applicationProperties().getProperty("quarkus.management.enabled"),
+                "health and metrics are expected on the management interface");
+        return Integer.parseInt(applicationProperties().getProperty("quarkus.management.port"));
     }
 
     /** Environment names of application.properties keys (any profile) and of the listed standard properties. */
