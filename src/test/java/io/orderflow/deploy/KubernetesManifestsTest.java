@@ -78,7 +78,10 @@ class KubernetesManifestsTest {
     private static final String PLACEHOLDER = "CHANGE_ME";
 
     /** Custom resources, which fabric8 has no class for; every other object must parse into its typed class. */
-    private static final Set<String> CUSTOM_RESOURCES = Set.of("postgresql.cnpg.io/v1 Cluster");
+    private static final Set<String> CUSTOM_RESOURCES = Set.of("postgresql.cnpg.io/v1 Cluster",
+            "monitoring.coreos.com/v1 PrometheusRule");
+    /** Prometheus's own files under k8s/monitoring (rules and their unit tests): no Kubernetes objects. */
+    private static final Set<String> PROMETHEUS_FILES = Set.of("orderflow-rules.yaml", "orderflow-rules.test.yaml");
 
     /**
      * Standard Quarkus properties the app reads although application.properties does not set them. Keep short:
@@ -498,6 +501,7 @@ class KubernetesManifestsTest {
                     .filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml"))
                     // Kustomize's own configuration, not Kubernetes objects; kubectl kustomize checks it.
                     .filter(f -> !f.getFileName().toString().startsWith("kustomization."))
+                    .filter(f -> !PROMETHEUS_FILES.contains(f.getFileName().toString()))
                     .sorted()
                     .toList();
         }
