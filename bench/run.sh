@@ -131,14 +131,20 @@ build_bench() {
   (cd "$ROOT" && ./mvnw -B -q -f bench/pom.xml test) || die "the bench does not compile or its tests fail"
 }
 
+# Health and metrics are on the service's management interface, a port of its own: MGMT_OF[port] is the one
+# start_service gave the service listening on port.
+declare -A MGMT_OF
+
 # start_service NAME PORT REDIS_URL [java options...] — the packaged jar, prod profile, env configuration only.
 start_service() {
   local name=$1 port=$2 redis=$3
   shift 3
+  [ -n "${MGMT_OF[$port]:-}" ] || MGMT_OF[$port]=$(free_port)
   log "starting $name on :$port (-Xmx$XMX $GC, Redis $redis)"
   (cd "$RESULTS" && exec env \
       MALLOC_ARENA_MAX=2 \
       QUARKUS_HTTP_PORT="$port" \
+      QUARKUS_MANAGEMENT_PORT="${MGMT_OF[$port]}" \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://127.0.0.1:5432/$DB" \
       QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://127.0.0.1:5432/$DB" \
       QUARKUS_REDIS_HOSTS="$redis" \
@@ -162,7 +168,7 @@ await_service() {
   pid=$(cat "$RESULTS/$name.pid")
   for _ in $(seq 1 240); do
     kill -0 "$pid" 2>/dev/null || { tail -n 30 "$RESULTS/$name.log"; die "$name exited during start-up"; }
-    if curl -sf -o /dev/null "http://127.0.0.1:$port/q/health/ready"; then
+    if curl -sf -o /dev/null "http://127.0.0.1:${MGMT_OF[$port]}/q/health/ready"; then
       log "$name is ready"
       return
     fi
@@ -177,7 +183,7 @@ await_service() {
 # Before each phase that needs it, a dead service is noted in phases.tsv and started again.
 ensure_service() {
   local name=$1 port=$2 redis=$3
-  curl -sf -o /dev/null --max-time 5 "http://127.0.0.1:$port/q/health/live" && return 0
+  curl -sf -o /dev/null --max-time 5 "http://127.0.0.1:${MGMT_OF[$port]:-$port}/q/health/live" && return 0
   log "$name is down ($(grep -c OutOfMemoryError "$RESULTS/$name.log" || true) OutOfMemoryError in its log); restarting it"
   mv "$RESULTS/$name.log" "$RESULTS/$name-died-$(date +%H%M%S).log"
   phase "restart-$name"
@@ -190,7 +196,7 @@ ensure_service() {
 cool_down() {
   local port=$1 pending
   for _ in $(seq 1 60); do
-    pending=$(curl -s --max-time 2 "http://127.0.0.1:$port/q/metrics" | awk '/^orderflow_db_pending / {print int($2)}')
+    pending=$(curl -s --max-time 2 "http://127.0.0.1:${MGMT_OF[$port]}/q/metrics" | awk '/^orderflow_db_pending / {print int($2)}')
     [ "${pending:-1}" = 0 ] && break
     sleep 0.5
   done
@@ -210,7 +216,7 @@ gatling() {
   local rc=0
   (cd "$ROOT" && ./mvnw -B -q -f bench/pom.xml gatling:test \
       -Dgatling.simulationClass="io.orderflow.bench.$simulation" \
-      -Dbench.label="$label" -Dbench.results="$RESULTS" -Dbench.baseUrl="http://127.0.0.1:$port" \
+      -Dbench.label="$label" -Dbench.results="$RESULTS" -Dbench.baseUrl="http://127.0.0.1:$port" -Dbench.managementUrl="http://127.0.0.1:${MGMT_OF[$port]}" \
       -Dbench.customerToken="$CUSTOMER" -Dbench.operatorToken="$OPERATOR" "$@") \
       > "$RESULTS/$label-gatling.log" 2>&1 || rc=$?
   local report

@@ -79,7 +79,7 @@ fresh_db() { # fresh_db NAME [TEMPLATE]
 }
 
 PID=""
-declare -A PID_OF BASE_OF IDS_OF   # per contestant, while it runs
+declare -A PID_OF BASE_OF MGMT_OF IDS_OF   # per contestant, while it runs
 # the contestants' databases (a few hundred MB each) go when the run ends, however it ends; VERSUS_KEEP_DBS=1 keeps
 # them for a look afterwards
 cleanup() {
@@ -147,8 +147,9 @@ fi
 start_orderflow() { # start_orderflow DIR PORT DB NAME ENV FLAGS REDIS-DB
   local dir=$1 port=$2 db=$3 name=$4 extra_env=$5 flags=$6 redis_db=$7
   redis-cli -n "$redis_db" flushdb > /dev/null
+  MGMT=$(free_port)   # health and metrics: the management interface's own port (a build without one ignores it)
   # shellcheck disable=SC2086
-  (cd "$OUT" && exec env QUARKUS_HTTP_PORT="$port" \
+  (cd "$OUT" && exec env QUARKUS_HTTP_PORT="$port" QUARKUS_MANAGEMENT_PORT="$MGMT" \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://127.0.0.1:5432/$db" \
       QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://127.0.0.1:5432/$db" \
       QUARKUS_REDIS_HOSTS="redis://127.0.0.1:6379/$redis_db" \
@@ -160,16 +161,18 @@ start_orderflow() { # start_orderflow DIR PORT DB NAME ENV FLAGS REDIS-DB
   PID=$!
 }
 
-await_ready() { # await_ready NAME PORT
+await_ready() { # await_ready NAME PORT [MANAGEMENT-PORT] — readiness on the management port, else (the peer, an
+  # older build) on the port itself
   for _ in $(seq 1 240); do
     kill -0 "$PID" 2>/dev/null || die "$1 exited during start-up: $(tail -n 20 "$OUT/$1.log")"
+    { [ -n "${3:-}" ] && curl -sf -o /dev/null "http://127.0.0.1:$3/q/health/ready"; } && return
     curl -sf -o /dev/null "http://127.0.0.1:$2/q/health/ready" && return
     sleep 0.5
   done
   die "$1 did not get ready"
 }
 
-use() { NAME=$1; PID=${PID_OF[$1]}; BASE=${BASE_OF[$1]}; IDS=${IDS_OF[$1]}; }   # the contestant to drive
+use() { NAME=$1; PID=${PID_OF[$1]}; BASE=${BASE_OF[$1]}; MGMT_BASE=${MGMT_OF[$1]:-$BASE}; IDS=${IDS_OF[$1]}; }   # the contestant to drive
 
 stop() { # stop NAME
   kill "${PID_OF[$1]}"; wait "${PID_OF[$1]}" 2>/dev/null || true
@@ -232,7 +235,7 @@ prepare_orders() { # prepare_orders DIR TEMPLATE IDS — through DIR's build, so
   mkdir -p "$ids"
   log "preparing $ORDERS orders through the API and seeding $SHIP_ORDERS PAID ones (database $template)"
   start_orderflow "$dir" "$port" "$template" "prepare-$template" "$SHIPPED_ENV" "$SHIPPED_FLAGS" "$REDIS_DB"
-  await_ready "prepare-$template" "$port"
+  await_ready "prepare-$template" "$port" "$MGMT"
   env SECRET=whsec_dev_mockpay_not_a_secret JWT_KEY="$ROOT/dev/jwt/privateKey.pem" \
       JWT_ISSUER=https://orderflow.dev/dev-issuer \
       python3 "$PEERS/bench/loader.py" "http://127.0.0.1:$port" "$ids" "$ORDERS" "$DUP_ORDERS" | tee "$OUT/loader.txt"
@@ -279,7 +282,7 @@ ids_for() { # ids_for SCENARIO ROUND — the current contestant's orders for it
 }
 
 batch_rows() { # batch_rows FILE — the service's group-commit batch histogram, as it stands
-  curl -s "$BASE/q/metrics" | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$1" || true
+  { curl -sf "$MGMT_BASE/q/metrics" || curl -s "$BASE/q/metrics"; } | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$1" || true
 }
 
 measure() { # measure SCENARIO ROUND — at saturation, with CPU per request
@@ -323,8 +326,8 @@ start_contestant() { # start_contestant NAME DIR "ENV" "FLAGS" REDIS-DB TEMPLATE
   log "$name on :$port ($4${3:+; $3}; Redis database $5)"
   printf '%s\t%s\t%s\n' "$name" "$3" "$4" >> "$OUT/contestants.tsv"
   start_orderflow "$2" "$port" "versus_${name//-/_}" "$name" "$3" "$4" "$5"
-  await_ready "$name" "$port"
-  PID_OF[$name]=$PID; BASE_OF[$name]=http://127.0.0.1:$port; IDS_OF[$name]=$7
+  await_ready "$name" "$port" "$MGMT"
+  PID_OF[$name]=$PID; BASE_OF[$name]=http://127.0.0.1:$port; MGMT_OF[$name]=http://127.0.0.1:$MGMT; IDS_OF[$name]=$7
   use "$name"
   wrk_run ship "$IDS/ship-warmup" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
   for s in dup_retry dup_newkey get; do

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
+import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +23,8 @@ import org.hibernate.reactive.mutiny.Mutiny;
  * may still have committed: that is safe, because its retry is answered by the idempotency layers. A unit whose
  * connection broke is sent again by {@link ResendPolicy} when its {@link Resend} kind makes that safe.
  */
+// @Startup: its metrics exist from startup, at zero, for the alerts (k8s/monitoring)
+@Startup
 @ApplicationScoped
 public class Db {
 

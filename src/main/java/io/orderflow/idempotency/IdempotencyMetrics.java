@@ -2,9 +2,12 @@ package io.orderflow.idempotency;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /** Counters of the idempotency layers, as Prometheus sees them under {@code orderflow_idempotency_*}. */
+// @Startup: its metrics exist from startup, at zero, for the alerts (k8s/monitoring)
+@Startup
 @ApplicationScoped
 public class IdempotencyMetrics {
 

@@ -6,6 +6,7 @@ import io.orderflow.common.Reply;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.value.ReactiveValueCommands;
 import io.quarkus.redis.datasource.value.SetArgs;
+import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -25,6 +26,8 @@ import org.jboss.logging.Logger;
  * {@code idempotency.redis.breaker-failures} failures in a row the shutter answers UNAVAILABLE without calling Redis
  * for {@code idempotency.redis.breaker-open}; then the next command probes, and one more failure opens it again.
  */
+// @Startup: its metrics exist from startup, at zero, for the alerts (k8s/monitoring)
+@Startup
 @ApplicationScoped
 public class RedisShutter {
 

@@ -3,11 +3,13 @@ package io.orderflow.order;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.order.domain.OrderEvent;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.EnumMap;
 import java.util.Map;
 
-/** {@code orderflow_transitions_total{event, outcome}}: applied, duplicate or illegal. */
+/** {@code orderflow_transitions_total{event, outcome}}: applied, duplicate or illegal; every series from startup. */
+@Startup
 @ApplicationScoped
 public class TransitionMetrics {
 

@@ -78,7 +78,10 @@ class KubernetesManifestsTest {
     private static final String PLACEHOLDER = "CHANGE_ME";
 
     /** Custom resources, which fabric8 has no class for; every other object must parse into its typed class. */
-    private static final Set<String> CUSTOM_RESOURCES = Set.of("postgresql.cnpg.io/v1 Cluster");
+    private static final Set<String> CUSTOM_RESOURCES = Set.of("postgresql.cnpg.io/v1 Cluster",
+            "monitoring.coreos.com/v1 PrometheusRule");
+    /** Prometheus's own files under k8s/monitoring (rules and their unit tests): no Kubernetes objects. */
+    private static final Set<String> PROMETHEUS_FILES = Set.of("orderflow-rules.yaml", "orderflow-rules.test.yaml");
 
     /**
      * Standard Quarkus properties the app reads although application.properties does not set them. Keep short:
@@ -132,8 +135,12 @@ class KubernetesManifestsTest {
                 "the Service must target the container port by its name");
         NetworkPolicy policy = single(base, NetworkPolicy.class);
         for (var rule : policy.getSpec().getIngress()) {
+            String from = rule.getFrom().get(0).getNamespaceSelector().getMatchLabels()
+                    .get("kubernetes.io/metadata.name");
+            // clients through the gateway reach the public port only; Prometheus the management port only
+            int expected = "monitoring".equals(from) ? managementPort() : httpPort();
             for (NetworkPolicyPort port : rule.getPorts()) {
-                assertEquals(httpPort(), port.getPort().getIntVal(), "NetworkPolicy ingress port");
+                assertEquals(expected, port.getPort().getIntVal(), "NetworkPolicy ingress port from " + from);
             }
         }
         for (HasMetadata object : allObjects()) {
@@ -227,14 +234,20 @@ class KubernetesManifestsTest {
         ContainerPort http = app.getPorts().stream().filter(port -> "http".equals(port.getName())).findFirst()
                 .orElseThrow(() -> new AssertionError(where + ": no container port named http"));
         assertEquals(httpPort(), http.getContainerPort(), where + ": container port vs quarkus.http.port");
+        ContainerPort management = app.getPorts().stream().filter(port -> "management".equals(port.getName()))
+                .findFirst().orElseThrow(() -> new AssertionError(where + ": no container port named management"));
+        assertEquals(managementPort(), management.getContainerPort(),
+                where + ": container port vs quarkus.management.port");
 
+        // health and metrics are served on the management interface only (quarkus.management.enabled)
         checkProbe(app.getReadinessProbe(), "/q/health/ready", where + " readinessProbe");
         checkProbe(app.getLivenessProbe(), "/q/health/live", where + " livenessProbe");
         checkProbe(app.getStartupProbe(), "/q/health/live", where + " startupProbe");
 
         Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
         assertEquals("true", annotations.get("prometheus.io/scrape"), where + ": prometheus.io/scrape");
-        assertEquals(String.valueOf(httpPort()), annotations.get("prometheus.io/port"), where + ": prometheus port");
+        assertEquals(String.valueOf(managementPort()), annotations.get("prometheus.io/port"),
+                where + ": prometheus port");
         assertEquals("/q/metrics", annotations.get("prometheus.io/path"), where + ": prometheus path");
     }
 
@@ -242,7 +255,7 @@ class KubernetesManifestsTest {
         assertNotNull(probe, where + " is missing");
         assertNotNull(probe.getHttpGet(), where + " must be an HTTP GET");
         assertEquals(path, probe.getHttpGet().getPath(), where + " path");
-        assertEquals("http", probe.getHttpGet().getPort().getStrVal(), where + " port (by name)");
+        assertEquals("management", probe.getHttpGet().getPort().getStrVal(), where + " port (by name)");
     }
 
     private static void checkGracefulShutdown(Deployment deployment, String where) throws IOException {
@@ -373,6 +386,12 @@ class KubernetesManifestsTest {
         return Integer.parseInt(applicationProperties().getProperty("quarkus.http.port"));
     }
 
+    private static int managementPort() throws IOException {
+        assertEquals("true", applicationProperties().getProperty("quarkus.management.enabled"),
+                "health and metrics are expected on the management interface");
+        return Integer.parseInt(applicationProperties().getProperty("quarkus.management.port"));
+    }
+
     /** Environment names of application.properties keys (any profile) and of the listed standard properties. */
     private static Set<String> knownEnvironmentNames() throws IOException {
         Set<String> names = new TreeSet<>();
@@ -482,6 +501,7 @@ class KubernetesManifestsTest {
                     .filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml"))
                     // Kustomize's own configuration, not Kubernetes objects; kubectl kustomize checks it.
                     .filter(f -> !f.getFileName().toString().startsWith("kustomization."))
+                    .filter(f -> !PROMETHEUS_FILES.contains(f.getFileName().toString()))
                     .sorted()
                     .toList();
         }
@@ -612,6 +632,22 @@ class KubernetesManifestsTest {
                 .map(dir -> Path.of(dir, command))
                 .filter(Files::isExecutable)
                 .findFirst();
+    }
+
+    /** Some files of an overlay, parsed as they stand, and, with kubectl, the whole overlay as rendered. */
+    static List<List<HasMetadata>> views(Path overlay, List<String> files) throws Exception {
+        List<HasMetadata> parsed = new ArrayList<>();
+        for (String file : files) {
+            parsed.addAll(parse(overlay.resolve(file)));
+        }
+        List<List<HasMetadata>> views = new ArrayList<>(List.of(parsed));
+        Optional<Path> kubectl = onPath("kubectl");
+        if (kubectl.isPresent()) {
+            views.add(unmarshal(kustomize(kubectl.get(), overlay)));
+        } else {
+            System.out.println("kubectl is not on PATH: " + overlay + " was checked as files, not rendered");
+        }
+        return views;
     }
 
     static String kustomize(Path kubectl, Path overlay) throws IOException, InterruptedException {

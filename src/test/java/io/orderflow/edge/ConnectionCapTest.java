@@ -132,9 +132,11 @@ class ConnectionCapTest {
     }
 
     /** Sends a health probe on the connection and reads its status line; false when the service closed it. */
+
+    /** Asks for the API document (public, no token) on the connection and reads its status line; false when the service closed it. */
     private static boolean answers(Socket socket) {
         try {
-            socket.getOutputStream().write("GET /q/health/live HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            socket.getOutputStream().write("GET /q/openapi HTTP/1.1\r\nHost: localhost\r\n\r\n"
                     .getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
             InputStream in = socket.getInputStream();

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.support.FaultProxies;
+import io.orderflow.support.Management;
 import io.orderflow.support.PublicHealth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -34,7 +35,7 @@ class PublicHealthTest {
     @Test
     void shouldSayPostgresIsDegradedWithoutNamingAnyFailureAndStayReady() {
         FaultProxies.postgres.close();
-        given().get("/q/health/ready").then().statusCode(200);
+        Management.given().get("/q/health/ready").then().statusCode(200);
         assertEquals(Map.of("postgresql", "degraded"),
                 PublicHealth.assertNamesNoFailure().get("/q/health/ready database"));
     }
@@ -42,14 +43,14 @@ class PublicHealthTest {
     @Test
     void shouldSayRedisIsDegradedWithoutNamingAnyFailure() {
         FaultProxies.redis.close();
-        given().get("/q/health/ready").then().statusCode(200);
+        Management.given().get("/q/health/ready").then().statusCode(200);
         assertEquals(Map.of("redis", "degraded"),
                 PublicHealth.assertNamesNoFailure().get("/q/health/ready idempotency-fast-path"));
     }
 
     @Test
     void shouldReportEverythingUpAsStatesOnly() {
-        given().get("/q/health/ready").then().statusCode(200);
+        Management.given().get("/q/health/ready").then().statusCode(200);
         Map<String, Map<String, Object>> checks = PublicHealth.assertNamesNoFailure();
         assertEquals(Map.of("postgresql", "up"), checks.get("/q/health/ready database"));
         assertEquals(Map.of("redis", "up"), checks.get("/q/health/ready idempotency-fast-path"));

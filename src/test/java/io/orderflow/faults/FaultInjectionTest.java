@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
 import io.orderflow.support.FaultProxies;
+import io.orderflow.support.Management;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -160,7 +161,7 @@ class FaultInjectionTest {
     }
 
     private static double shedCount() {
-        return io.restassured.RestAssured.get("/q/metrics").asString().lines()
+        return Management.given().get("/q/metrics").asString().lines()
                 .filter(l -> l.startsWith("orderflow_db_shed_total"))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.FaultProxies;
+import io.orderflow.support.Management;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -150,13 +151,13 @@ class ResendAfterBrokenConnectionTest {
     @Test
     void shouldStayReadyAndSayTheDatabaseIsDegradedWhileItIsUnreachable() {
         FaultProxies.postgres.close();
-        Response ready = RestAssured.get("/q/health/ready");
+        Response ready = Management.given().get("/q/health/ready");
         assertEquals(200, ready.statusCode(), "the pod still answers, with 503 + Retry-After: " + ready.asString());
         assertEquals("degraded", ready.path("checks.find { it.name == 'database' }.data.postgresql"));
         assertFalse(ready.asString().contains("Exception") || ready.asString().contains("java."),
                 "the public output names no class: " + ready.asString());
         FaultProxies.postgres.open();
-        await(() -> "up".equals(RestAssured.get("/q/health/ready").path("checks.find { it.name == 'database' }"
+        await(() -> "up".equals(Management.given().get("/q/health/ready").path("checks.find { it.name == 'database' }"
                 + ".data.postgresql")), "the database is reported up again");
     }
 
@@ -187,7 +188,7 @@ class ResendAfterBrokenConnectionTest {
     }
 
     private static double resent(String kind) {
-        return RestAssured.get("/q/metrics").asString().lines()
+        return Management.given().get("/q/metrics").asString().lines()
                 .filter(l -> l.startsWith("orderflow_db_resent_total{") && l.contains("kind=\"" + kind + "\""))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }

@@ -7,10 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.support.Auth;
 import io.orderflow.support.Contract;
+import io.orderflow.support.Management;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
-import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -156,7 +157,7 @@ class IdempotencyKeyTest {
 
     @Test
     void shouldExposeReplayAndConflictCountersAsMetrics() {
-        given().get("/q/metrics").then().statusCode(200)
+        Management.given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("orderflow_idempotency_replays_total{layer=\"redis\"}"))
                 .body(containsString("orderflow_idempotency_replays_total{layer=\"database\"}"))
                 .body(containsString("orderflow_idempotency_in_flight_total"))

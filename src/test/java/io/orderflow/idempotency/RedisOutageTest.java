@@ -7,13 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.support.Auth;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.KillableRedis;
+import io.orderflow.support.Management;
 import io.orderflow.support.PublicHealth;
 import io.orderflow.support.RedisCache;
-import io.orderflow.support.TestServices;
 import io.orderflow.support.Sql;
-import io.orderflow.support.Auth;
+import io.orderflow.support.TestServices;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -24,10 +25,10 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.logging.Level;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.logging.Level;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -107,7 +108,7 @@ class RedisOutageTest {
             assertTrue(counter("orderflow.idempotency.redis.breaker.openings") > openings,
                     "failures in a row open the breaker: requests stop asking a dead Redis");
             // the health output is public: it says degraded, and names no exception class or message
-            given().get("/q/health/ready").then().statusCode(200);
+            Management.given().get("/q/health/ready").then().statusCode(200);
             assertEquals(Map.of("redis", "degraded"),
                     PublicHealth.assertNamesNoFailure().get("/q/health/ready idempotency-fast-path"));
             assertEquals(2, Sql.count("select count(*) from orders where customer_id = ?", customer));
@@ -116,7 +117,7 @@ class RedisOutageTest {
             KillableRedis.startServer();
         }
 
-        given().get("/q/health/ready").then().statusCode(200)
+        Management.given().get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'idempotency-fast-path' }.data.redis", org.hamcrest.Matchers.is("up"));
         awaitBreakerClosed();
         String after = newKey();

@@ -7,11 +7,12 @@ import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.orderflow.support.Auth;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Contract;
+import io.orderflow.support.Management;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
-import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import java.time.Instant;
@@ -194,7 +195,7 @@ class PaymentCallbackResourceTest {
                 .body("outcome", is("double-capture"), "status", is("PAID"));
         assertEquals(1, Sql.historyCount(id, "PAYMENT_SUCCEEDED"));
         assertEquals(1, anomalies(id, "double-capture"));
-        given().get("/q/metrics").then()
+        Management.given().get("/q/metrics").then()
                 .body(containsString("orderflow_payments_anomalies_total{kind=\"double-capture\"}"));
     }
 

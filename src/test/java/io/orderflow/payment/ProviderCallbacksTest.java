@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.wechatpay.WechatFixtures;
 import io.orderflow.support.Contract;
+import io.orderflow.support.Management;
 import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -205,7 +206,7 @@ class ProviderCallbacksTest {
                         Instant.now().getEpochSecond(), payload))
                 .body(payload.getBytes(StandardCharsets.UTF_8)).post("/payments/stripe/callbacks").then()
                 .statusCode(200);
-        given().get("/q/metrics").then().body(containsString(
+        Management.given().get("/q/metrics").then().body(containsString(
                 "orderflow_payments_notifications_total{outcome=\"invalid\",provider=\"stripe\"}"));
     }
 

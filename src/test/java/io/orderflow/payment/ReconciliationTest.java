@@ -12,6 +12,7 @@ import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;
 import io.orderflow.payment.wechatpay.WechatPayProvider;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Management;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
@@ -172,7 +173,7 @@ class ReconciliationTest extends SandboxedProviderTest {
         assertEquals("PENDING", Sql.string("select state from payment_attempts where order_id = ?",
                 UUID.fromString(id)));
         assertEquals(0, Sql.historyCount(id, "PAYMENT_FAILED"));
-        given().get("/q/metrics").then().body(org.hamcrest.Matchers.containsString(
+        Management.given().get("/q/metrics").then().body(org.hamcrest.Matchers.containsString(
                 "orderflow_payments_reconciliation_total{outcome=\"query-declined\",provider=\"stripe\"}"));
         // the key is fixed; the next look, past the threshold again, settles the payment
         stripeSays(intent, "succeeded", "ch_" + intent);

@@ -340,7 +340,7 @@ class FailoverIT {
         double total = 0;
         for (ServiceProcess r : replicas) {
             try {
-                String text = HTTP.send(HttpRequest.newBuilder(r.uri("/q/metrics")).timeout(Duration.ofSeconds(5))
+                String text = HTTP.send(HttpRequest.newBuilder(r.managementUri("/q/metrics")).timeout(Duration.ofSeconds(5))
                         .GET().build(), HttpResponse.BodyHandlers.ofString()).body();
                 total += text.lines().filter(l -> l.startsWith(prefix))
                         .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();

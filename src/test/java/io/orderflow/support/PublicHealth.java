@@ -1,6 +1,5 @@
 package io.orderflow.support;
 
-import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,7 +32,7 @@ public final class PublicHealth {
     public static Map<String, Map<String, Object>> assertNamesNoFailure() {
         Map<String, Map<String, Object>> checks = new java.util.LinkedHashMap<>();
         for (String endpoint : ENDPOINTS) {
-            String text = given().get(endpoint).then().extract().asString();
+            String text = Management.given().get(endpoint).then().extract().asString();
             assertTrue(!LEAK.matcher(text).find(), endpoint + " names a failure: " + text);
             JsonObject health = new JsonObject(text);
             assertEquals(Set.of("status", "checks"), health.fieldNames(), endpoint + ": " + text);

@@ -44,12 +44,14 @@ public final class ServiceProcess {
 
     private final String name;
     private final int port;
+    private final int managementPort;
     private final Path log;
     private final Process process;
 
-    private ServiceProcess(String name, int port, Path log, Process process) {
+    private ServiceProcess(String name, int port, int managementPort, Path log, Process process) {
         this.name = name;
         this.port = port;
+        this.managementPort = managementPort;
         this.log = log;
         this.process = process;
     }
@@ -58,6 +60,7 @@ public final class ServiceProcess {
     public static Map<String, String> baseEnvironment() {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+        env.put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");
         env.put("QUARKUS_DATASOURCE_REACTIVE_URL", ItDatabase.reactiveUrl());
         env.put("QUARKUS_DATASOURCE_JDBC_URL", ItDatabase.jdbcUrl());
         env.put("QUARKUS_DATASOURCE_USERNAME", ItDatabase.user());
@@ -77,6 +80,7 @@ public final class ServiceProcess {
         Path logs = logDirectory();
         Path log = logs.resolve(name + ".log");
         int port = FreePorts.take();
+        int managementPort = FreePorts.take();
         // C1 only and the serial collector: less CPU spent on the JIT and GC threads while several JVMs share two cores
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx512m", "-XX:TieredStopAtLevel=1",
                 "-XX:+UseSerialGC", "-jar", jar.toString()));
@@ -85,11 +89,12 @@ public final class ServiceProcess {
         builder.environment().putAll(baseEnvironment());
         builder.environment().putAll(extra);
         builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
+        builder.environment().put("QUARKUS_MANAGEMENT_PORT", String.valueOf(managementPort));
         try {
             Process process = builder.start();
             RUNNING.add(process);
             process.onExit().thenRun(() -> RUNNING.remove(process));
-            return new ServiceProcess(name, port, log, process);
+            return new ServiceProcess(name, port, managementPort, log, process);
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + command, e);
         }
@@ -130,7 +135,7 @@ public final class ServiceProcess {
     /** The readiness endpoint's status code, or {@link #REFUSED} or {@link #NO_ANSWER}. */
     public int readiness() {
         try {
-            HttpResponse<Void> response = PROBE.send(HttpRequest.newBuilder(uri("/q/health/ready"))
+            HttpResponse<Void> response = PROBE.send(HttpRequest.newBuilder(managementUri("/q/health/ready"))
                     .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.discarding());
             return response.statusCode();
         } catch (ConnectException e) {
@@ -215,6 +220,11 @@ public final class ServiceProcess {
 
     public URI uri(String path) {
         return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /** On the management interface (health, metrics), which has a port of its own. */
+    public URI managementUri(String path) {
+        return URI.create("http://127.0.0.1:" + managementPort + path);
     }
 
     public URI baseUri() {

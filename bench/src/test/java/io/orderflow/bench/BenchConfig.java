@@ -14,6 +14,8 @@ public final class BenchConfig {
 
     /** The service under test. Load only ever targets the loopback address. */
     public static final String BASE_URL = System.getProperty("bench.baseUrl", "http://127.0.0.1:18080");
+    /** The service's management interface (health, metrics), on a port of its own. */
+    public static final String MANAGEMENT_URL = System.getProperty("bench.managementUrl", "http://127.0.0.1:9000");
     public static final String CUSTOMER_TOKEN = System.getProperty("bench.customerToken", "");
     public static final String OPERATOR_TOKEN = System.getProperty("bench.operatorToken", "");
     /** mockpay's callback secret: the public dev/test value the service is started with. */

@@ -162,7 +162,7 @@ public final class ServerMeter {
     private void sample() {
         double at = elapsed();
         try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(BenchConfig.BASE_URL + "/q/metrics"))
+            HttpRequest request = HttpRequest.newBuilder(URI.create(BenchConfig.MANAGEMENT_URL + "/q/metrics"))
                     .timeout(Duration.ofSeconds(2)).GET().build();
             String body = client.send(request, HttpResponse.BodyHandlers.ofString()).body();
             Map<String, Double> values = parse(body);

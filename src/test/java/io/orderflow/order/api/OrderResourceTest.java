@@ -5,9 +5,10 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.orderflow.support.Contract;
-import io.orderflow.support.Sql;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Contract;
+import io.orderflow.support.Management;
+import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import java.util.List;
@@ -230,7 +231,7 @@ class OrderResourceTest {
     void shouldCountTransitionsByEventAndOutcomeInMetrics() {
         String id = createOrder();
         post(id, "deliver", Map.of()).then().statusCode(409);
-        given().get("/q/metrics").then().statusCode(200)
+        Management.given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("orderflow_transitions_total{event=\"DELIVER\",outcome=\"illegal\"}"));
     }
 

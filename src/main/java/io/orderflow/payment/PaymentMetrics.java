@@ -1,0 +1,34 @@
+package io.orderflow.payment;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+
+/**
+ * Registers the payment counters the alerts and the dashboard read (k8s/monitoring) at startup, at zero, so that a
+ * rate or an increase has a series to work on before the first event: Prometheus cannot tell "none yet" from "not
+ * exported". The counters are incremented where things happen (Acknowledgements, Reconciler, Anomalies).
+ */
+@Startup
+@ApplicationScoped
+public class PaymentMetrics {
+
+    /** Notifications that were not applied: a signature that failed, a refusal, a transient failure. */
+    static final List<String> NOTIFICATION_FAILURES = List.of("rejected", "refused", "transient");
+    /** What the janitor hears about a stale attempt (Reconciler, QueryAnswers). */
+    static final List<String> RECONCILIATION_OUTCOMES = List.of("answered", "pending", "no-answer",
+            QueryAnswers.QUERY_DECLINED);
+
+    public PaymentMetrics(PaymentProviders providers, MeterRegistry registry) {
+        for (String provider : providers.names()) {
+            NOTIFICATION_FAILURES.forEach(outcome -> registry.counter("orderflow.payments.notifications",
+                    "provider", provider, "outcome", outcome));
+            RECONCILIATION_OUTCOMES.forEach(outcome -> registry.counter("orderflow.payments.reconciliation",
+                    "provider", provider, "outcome", outcome));
+        }
+        for (PaymentAnomaly.Kind kind : PaymentAnomaly.Kind.values()) {
+            registry.counter("orderflow.payments.anomalies", "kind", kind.label);
+        }
+    }
+}
