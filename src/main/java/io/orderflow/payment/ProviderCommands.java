@@ -20,9 +20,12 @@ import org.hibernate.reactive.mutiny.Mutiny;
 @ApplicationScoped
 public class ProviderCommands {
 
-    /** A refund the service owes: capture {@code captureTxnId} of the attempt whose reference is given. */
+    /**
+     * A refund the service owes: capture {@code captureTxnId} of the attempt whose reference is given. {@code claim}
+     * is the token of the claim that read it, which fences its settle.
+     */
     public record Refund(UUID id, UUID orderId, String provider, String paymentReference, String captureTxnId,
-            long amount, String currency, String state, int tries, String refundId, Instant createdAt) {
+            long amount, String currency, String state, int tries, String refundId, Instant createdAt, UUID claim) {
 
         /** What the provider is asked to do, or asked about, for this command. */
         public RefundRequest request() {
@@ -64,18 +67,24 @@ public class ProviderCommands {
     }
 
     /**
-     * Claims up to {@code limit} due refunds: each is pushed {@code lease} into the future and counted as tried, so
-     * another replica skips it now and retries it if this one dies before recording the outcome. Native SQL, as
+     * Claims up to {@code limit} due refunds: each is pushed {@code lease} into the future, counted as tried and
+     * given a new claim token, so another replica skips it now and retries it if this one dies before recording the
+     * outcome — and this one's late outcome, once another has claimed it, is refused by {@link #settle}. Native SQL, as
      * every claim here: HQL has neither {@code FOR UPDATE SKIP LOCKED} in a subquery nor {@code UPDATE ...
      * RETURNING}, and the claim must be one statement, so that two replicas never take the same command.
      */
     public Uni<List<Refund>> claimDue(Instant now, Duration lease, int limit) {
+        return claimDue(now, now, lease, limit);
+    }
+
+    /** As {@link #claimDue(Instant, Duration, int)}, for commands due by {@code dueBy} (a pass's start). */
+    public Uni<List<Refund>> claimDue(Instant dueBy, Instant now, Duration lease, int limit) {
         return claim(session -> session.createNativeQuery("update provider_commands c set state = 'SENT',"
-                        + " tries = c.tries + 1, next_at = cast(:next as timestamptz), updated_at = cast(:now as timestamptz)"
+                        + " tries = c.tries + 1, claim = gen_random_uuid(), next_at = cast(:next as timestamptz), updated_at = cast(:now as timestamptz)"
                         + " where c.id in (select id from provider_commands where state in ('PENDING', 'SENT')"
-                        + " and next_at <= cast(:now as timestamptz) order by next_at limit :limit"
+                        + " and next_at <= cast(:due as timestamptz) order by next_at limit :limit"
                         + " for update skip locked) returning c.*", ProviderCommandEntity.class)
-                .setParameter("now", now).setParameter("next", now.plus(lease)).setParameter("limit", limit));
+                .setParameter("due", dueBy).setParameter("now", now).setParameter("next", now.plus(lease)).setParameter("limit", limit));
     }
 
     /**
@@ -94,21 +103,24 @@ public class ProviderCommands {
     }
 
     /**
-     * The provider's answer: done (refund id), or back to the queue at {@code retryAt}, or failed for good. A refund
-     * id the provider named is recorded in {@code provider_refunds} in the same statement (a data-modifying CTE,
-     * hence native SQL).
+     * The provider's answer: done (refund id), or back to the queue at {@code retryAt}, or failed for good — only
+     * while {@code claim} is still the command's claim: once its lease ran out and another replica claimed the
+     * command, this answer is stale and changes nothing (false). A refund id the provider named is recorded in
+     * {@code provider_refunds} in the same statement (a data-modifying CTE, hence native SQL).
      */
-    public Uni<Void> settle(UUID id, String state, String refundId, String outcome, Instant retryAt, Instant now) {
+    public Uni<Boolean> settle(UUID id, UUID claim, String state, String refundId, String outcome, Instant retryAt,
+            Instant now) {
         return db.run(session -> session.createNativeQuery("with settled as (update provider_commands set"
                         + " state = :state, refund_id = coalesce(cast(:refund as text), refund_id),"
                         + " last_outcome = :outcome, next_at = coalesce(cast(:retry as timestamptz), next_at),"
-                        + " updated_at = cast(:now as timestamptz) where id = :id returning *) "
-                        + RECORD_REFUND + " select s.provider, cast(:refund as text), s.id, s.capture_txn_id,"
-                        + " cast(:now as timestamptz) from settled s where cast(:refund as text) is not null"
-                        + " on conflict (provider, refund_id) do nothing")
+                        + " updated_at = cast(:now as timestamptz) where id = :id and claim = :claim returning *),"
+                        + " recorded as (" + RECORD_REFUND + " select s.provider, cast(:refund as text), s.id,"
+                        + " s.capture_txn_id, cast(:now as timestamptz) from settled s"
+                        + " where cast(:refund as text) is not null on conflict (provider, refund_id) do nothing)"
+                        + " select count(*) from settled", Long.class)
                 .setParameter("state", state).setParameter("refund", refundId).setParameter("outcome", outcome)
                 .setParameter("retry", retryAt).setParameter("now", now).setParameter("id", id)
-                .executeUpdate()).replaceWithVoid();
+                .setParameter("claim", claim).getSingleResult()).map(settled -> settled == 1);
     }
 
     /**
