@@ -31,7 +31,9 @@ public class PaymentAnomaly {
         /** A capture whose transaction id already belongs to another order: refused. */
         TXN_REUSED("txn-reused"),
         /** A refund of a transaction no capture of the order has. */
-        UNKNOWN_CAPTURE("unknown-capture");
+        UNKNOWN_CAPTURE("unknown-capture"),
+        /** Money a provider gave back that no refund of ours accounts for (a second provider refund for one). */
+        UNACCOUNTED_REFUND("unaccounted-refund");
 
         public final String label;
 

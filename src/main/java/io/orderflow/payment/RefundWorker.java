@@ -28,10 +28,12 @@ public class RefundWorker {
     private final Times times;
 
     private final Lifecycle lifecycle;
+    private final RefundOutcomes outcomes;
 
     public RefundWorker(ProviderCommands commands, PaymentProviders providers, RefundsConfig config, Times times,
-            Lifecycle lifecycle) {
+            Lifecycle lifecycle, RefundOutcomes outcomes) {
         this.lifecycle = lifecycle;
+        this.outcomes = outcomes;
         this.commands = commands;
         this.providers = providers;
         this.config = config;
@@ -90,7 +92,11 @@ public class RefundWorker {
                 case ERROR -> {
                     LOG.errorf("%s refused the refund of %s (command %s): %s", provider.name(),
                             refund.captureTxnId(), refund.id(), outcome.code());
-                    yield settle(refund, "FAILED", refundId, what, null);
+                    // the command's refund (a double capture's has none) failed: owed again
+                    yield settle(refund, "FAILED", refundId, what, null).call(settled -> settled
+                            ? outcomes.settle(provider.name(), refund.id(), RefundView.Status.FAILED, refundId,
+                                    outcome.code() + ": " + outcome.message())
+                            : Uni.createFrom().voidItem());
                 }
                 case CANCELED, UNDEFINED -> settle(refund, "SENT", refundId, what, backoff(refund.tries()));
             };

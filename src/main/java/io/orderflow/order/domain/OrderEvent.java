@@ -8,5 +8,7 @@ public enum OrderEvent {
     SHIP,
     DELIVER,
     CANCEL,
-    REFUND_SUCCEEDED
+    REFUND_SUCCEEDED,
+    /** The order's refunds that succeeded add up to its capture (refunds of a PAID, SHIPPED or DELIVERED order). */
+    REFUND_COMPLETED
 }
