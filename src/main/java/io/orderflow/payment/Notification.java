@@ -42,11 +42,26 @@ public sealed interface Notification {
     }
 
     /**
-     * A capture was refunded in full. {@code refundId} is the provider's (or null when it names none) and
-     * {@code captureId} the transaction it gave back, so a refund is matched to its capture, not just to the order.
+     * A refund was made. {@code refundId} is the provider's (or null when it names none) and {@code captureId} the
+     * transaction it gave back, so a refund is matched to its capture, not just to the order; {@code refund} is the
+     * refund of ours it names by what the service sent with it (Stripe metadata, WeChat {@code out_refund_no}), null
+     * when it names none (then it can only be a whole capture's).
      */
     record RefundSucceeded(String id, String type, Subject subject, String refundId, String captureId, Long amount,
-            String currency) implements Correlated {
+            String currency, UUID refund) implements Correlated {
+
+        public RefundSucceeded(String id, String type, Subject subject, String refundId, String captureId,
+                Long amount, String currency) {
+            this(id, type, subject, refundId, captureId, amount, currency, null);
+        }
+    }
+
+    /**
+     * A refund the provider did not make (Stripe {@code failed}/{@code canceled}, WeChat {@code ABNORMAL}/{@code
+     * CLOSED}): {@code refund} is the refund of ours it names, {@code reason} the provider's why.
+     */
+    record RefundFailed(String id, String type, Subject subject, String refundId, UUID refund, String reason)
+            implements Correlated {
     }
 
     /** A verified notification of a type orderflow does not act on; acknowledged so the provider stops. */

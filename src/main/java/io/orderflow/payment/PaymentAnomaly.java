@@ -33,7 +33,9 @@ public class PaymentAnomaly {
         /** A refund of a transaction no capture of the order has. */
         UNKNOWN_CAPTURE("unknown-capture"),
         /** An event id the provider used before, now with other content: the first content stands. */
-        EVENT_REUSED("event-reused");
+        EVENT_REUSED("event-reused"),
+        /** Money a provider gave back that no refund of ours accounts for (a second provider refund for one). */
+        UNACCOUNTED_REFUND("unaccounted-refund");
 
         public final String label;
 

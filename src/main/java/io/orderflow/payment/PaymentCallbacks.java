@@ -39,11 +39,12 @@ public class PaymentCallbacks {
     private final ReportTransitions transitions;
     private final AnomalousReports anomalous;
     private final Acknowledgements acks;
+    private final RefundReports refundReports;
     private final Times times;
 
     public PaymentCallbacks(PaymentProviders providers, IdempotencyGate gate, OrderService orders,
             PaymentAttempts attempts, ProviderCommands commands, ReportTransitions transitions,
-            AnomalousReports anomalous, Acknowledgements acks, Times times) {
+            AnomalousReports anomalous, Acknowledgements acks, RefundReports refundReports, Times times) {
         this.providers = providers;
         this.gate = gate;
         this.orders = orders;
@@ -52,6 +53,7 @@ public class PaymentCallbacks {
         this.transitions = transitions;
         this.anomalous = anomalous;
         this.acks = acks;
+        this.refundReports = refundReports;
         this.times = times;
     }
 
@@ -82,6 +84,14 @@ public class PaymentCallbacks {
             return Uni.createFrom().item(acks.acknowledge(provider, notification, "ignored", null));
         }
         Notification.Correlated report = storable((Notification.Correlated) notification);
+        if (report instanceof Notification.RefundSucceeded || report instanceof Notification.RefundFailed) {
+            return refundReports.decide(provider, report, () -> matched(provider, report));
+        }
+        return matched(provider, report);
+    }
+
+    /** A report about a payment, matched to its attempt and applied through the transition path. */
+    private Uni<Reply> matched(PaymentProvider provider, Notification.Correlated report) {
         return match(provider, report.subject()).chain(match -> {
             if (report instanceof Notification.Invalid invalid) {
                 return anomalous.invalid(provider, invalid, match == null ? null : match.orderId());
@@ -127,7 +137,8 @@ public class PaymentCallbacks {
         if (!(report instanceof Notification.RefundSucceeded refund) || refund.refundId() == null) {
             return Uni.createFrom().voidItem();
         }
-        return commands.recordRefund(provider.name(), refund.refundId(), refund.captureId(), times.now());
+        return commands.recordRefund(provider.name(), refund.refundId(), refund.captureId(), refund.refund(),
+                times.now());
     }
 
     /** By the provider's reference (Stripe, WeChat Pay), or by order and optional attempt id (mockpay). */

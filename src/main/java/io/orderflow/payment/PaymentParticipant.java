@@ -1,5 +1,6 @@
 package io.orderflow.payment;
 
+import io.orderflow.common.Callers;
 import io.orderflow.common.SameStatementWrite;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.TransitionParticipant;
@@ -11,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * The payment module's part in an order's transitions. PAY starts an attempt ({@link AttemptStarts}): the payment is
@@ -20,6 +22,9 @@ import java.util.Map;
  */
 @ApplicationScoped
 public class PaymentParticipant implements TransitionParticipant {
+
+    /** Who issues the refund of a capture that arrived after its order was cancelled. */
+    static final String SERVICE = "orderflow";
 
     private final AttemptStarts starts;
 
@@ -35,13 +40,15 @@ public class PaymentParticipant implements TransitionParticipant {
         if (command.details() instanceof EventDetails.ProviderReport report) {
             List<SameStatementWrite> writes = new ArrayList<>(reportWrites(command, report, now));
             if (command.event() == OrderEvent.PAYMENT_SUCCEEDED) {
-                writes.add(ProviderCommands.refundOwedBy(now)); // a capture after a cancel goes back
+                // a capture after a cancel goes back
+                writes.addAll(ProviderCommands.refundOwedBy(UUID.randomUUID(), SERVICE, now));
             }
             return writing(writes);
         }
         if (command.event() == OrderEvent.CANCEL) {
             // a CANCEL of a paid order owes the refund of its capture: a durable command, in the same statement
-            return writing(List.of(ProviderCommands.refundOwedBy(now)));
+            return writing(ProviderCommands.refundOwedBy(UUID.randomUUID(),
+                    command.owner() != null ? command.owner() : Callers.OPERATOR, now));
         }
         return Uni.createFrom().item(Participation.NONE);
     }
@@ -62,7 +69,8 @@ public class PaymentParticipant implements TransitionParticipant {
             case PAYMENT_SUCCEEDED -> PaymentWrites.captured(report.attemptId(), report.provider(),
                     report.providerTxnId(), report.amount(), report.currency(), now);
             case PAYMENT_FAILED -> List.of(PaymentWrites.failed(report.attemptId(), now));
-            case REFUND_SUCCEEDED -> List.of(PaymentWrites.refunded(report.provider(), report.providerTxnId(), now));
+            case REFUND_SUCCEEDED, REFUND_COMPLETED -> PaymentWrites.refunded(report.provider(),
+                    report.providerTxnId(), now);
             default -> List.of();
         };
     }

@@ -44,10 +44,12 @@ final class PaymentWrites {
      */
     static List<SameStatementWrite> captured(UUID attemptId, String provider, String txnId, long amount,
             String currency, Instant at) {
+        // a capture that arrives after a cancel holds the refund it is owed (ProviderCommands.refundOwedBy)
         return List.of(of("insert into payment_captures (provider, txn_id, attempt_id, order_id, amount,"
-                        + " currency, state, captured_at) select :c_provider, :c_txn,"
+                        + " currency, state, captured_at, refund_held) select :c_provider, :c_txn,"
                         + " coalesce(cast(:c_attempt as uuid), r.payment_attempt_id), r.id,"
-                        + " :c_amount, :c_currency, 'CAPTURED', cast(:c_at as timestamptz) from %s r",
+                        + " :c_amount, :c_currency, 'CAPTURED', cast(:c_at as timestamptz),"
+                        + " case when r.status = 'REFUND_PENDING' then :c_amount else 0 end from %s r",
                 "c_provider", provider, "c_txn", txnId, "c_attempt", attemptId, "c_amount", amount,
                 "c_currency", currency, "c_at", at),
                 of("update payment_attempts p set state = 'CAPTURED', updated_at = cast(:c_at as timestamptz)"
@@ -63,10 +65,16 @@ final class PaymentWrites {
                 + " and p.order_id = r.id and p.state = 'PENDING'", "f_attempt", attemptId, "f_at", at);
     }
 
-    /** A refund that moved the order to REFUNDED: the capture it gave back is refunded. */
-    static SameStatementWrite refunded(String provider, String txnId, Instant at) {
-        return of("update payment_captures c set state = 'REFUNDED', refunded_at = cast(:r_at as timestamptz)"
+    /**
+     * A refund that moved the order to REFUNDED: the capture it gave back is refunded, and so is every refund of it
+     * still PENDING (a provider's report of the whole capture refunded, which names no refund of ours).
+     */
+    static List<SameStatementWrite> refunded(String provider, String txnId, Instant at) {
+        return List.of(of("update payment_captures c set state = 'REFUNDED', refunded_at = cast(:r_at as timestamptz)"
                 + " from %s r where c.order_id = r.id and c.provider = :r_provider and c.txn_id = :r_txn",
-                "r_provider", provider, "r_txn", txnId, "r_at", at);
+                "r_provider", provider, "r_txn", txnId, "r_at", at),
+                of("update refunds f set status = 'SUCCEEDED', updated_at = cast(:r_at as timestamptz) from %s r"
+                        + " where f.order_id = r.id and f.provider = :r_provider and f.capture_txn_id = :r_txn"
+                        + " and f.status = 'PENDING'", "r_provider", provider, "r_txn", txnId, "r_at", at));
     }
 }

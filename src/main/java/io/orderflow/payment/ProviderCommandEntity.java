@@ -66,6 +66,9 @@ public class ProviderCommandEntity {
     @Column(name = "last_outcome", columnDefinition = "text")
     public String lastOutcome;
 
+    /** The token of the claim that last took the command; only that claim may settle it. */
+    public UUID claim;
+
     @Column(name = "created_at", nullable = false)
     public Instant createdAt;
 
@@ -74,6 +77,6 @@ public class ProviderCommandEntity {
 
     ProviderCommands.Refund toRefund() {
         return new ProviderCommands.Refund(id, orderId, provider, paymentReference, captureTxnId, amount,
-                currency.trim(), state, tries, refundId, createdAt);
+                currency.trim(), state, tries, refundId, createdAt, claim);
     }
 }

@@ -29,8 +29,24 @@ public record ProviderOutcome<T>(Status status, T value, String code, String mes
         return new ProviderOutcome<>(Status.PENDING, value, null, null);
     }
 
+    /**
+     * The provider answered a look-up and has no such object: CANCELED (nothing happened) with this code. Only this
+     * answer says "none exists"; a CANCELED for any other reason (rate-limited, never connected, circuit open) means
+     * the question was not answered, and must never be read as "none".
+     */
+    public static final String NOT_FOUND = "not-found";
+
+    public static <T> ProviderOutcome<T> notFound(String message) {
+        return new ProviderOutcome<>(Status.CANCELED, null, NOT_FOUND, message);
+    }
+
     public static <T> ProviderOutcome<T> of(Status status, String code, String message) {
         return new ProviderOutcome<>(status, null, code, message);
+    }
+
+    /** The provider said the object looked up does not exist (see {@link #notFound}). */
+    public boolean isNotFound() {
+        return status == Status.CANCELED && NOT_FOUND.equals(code);
     }
 
     public boolean is(Status wanted) {

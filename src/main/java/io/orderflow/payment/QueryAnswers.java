@@ -29,16 +29,40 @@ final class QueryAnswers {
         return null;
     }
 
-    /** A refund the provider reports done, as its notification would have said it; null while it is not. */
+    /**
+     * A refund the provider reports made (PROCESSED) or not made (an ERROR carrying the refund's state: Stripe
+     * failed or canceled, WeChat ABNORMAL or CLOSED), as its notification would have said it, naming the command's
+     * refund (the same id); null while it is under way (pending, requires_action, PROCESSING) or the question got no
+     * answer or was refused (an ERROR without a state), which {@link #unsettledRefund} names.
+     */
     static Notification refund(ProviderCommands.Refund refund, ProviderOutcome<RefundState> outcome) {
-        if (!outcome.is(ProviderOutcome.Status.PROCESSED) || refund.paymentReference() == null) {
+        if (refund.paymentReference() == null) {
             return null;
         }
         RefundState state = outcome.value();
         String refundId = state != null && state.refundId() != null ? state.refundId() : refund.refundId();
-        return new Notification.RefundSucceeded("reconcile:refund:" + refund.id(), "reconciliation",
-                new Notification.ByReference(refund.paymentReference()), refundId, refund.captureTxnId(),
-                refund.amount(), refund.currency());
+        Notification.Subject subject = new Notification.ByReference(refund.paymentReference());
+        if (outcome.is(ProviderOutcome.Status.PROCESSED)) {
+            return new Notification.RefundSucceeded("reconcile:refund:" + refund.id(), "reconciliation", subject,
+                    refundId, refund.captureTxnId(), refund.amount(), refund.currency(), refund.id());
+        }
+        if (outcome.is(ProviderOutcome.Status.ERROR) && state != null) {
+            return new Notification.RefundFailed("reconcile:refund:" + refund.id() + ":failed", "reconciliation",
+                    subject, refundId, refund.id(), state.reason() != null ? state.reason() : outcome.code());
+        }
+        return null;
+    }
+
+    /** Why a refund query settled nothing: still under way, not found, refused, or no answer. */
+    static String unsettledRefund(ProviderOutcome<RefundState> outcome) {
+        if (outcome.isNotFound()) {
+            return "not-found";
+        }
+        return switch (outcome.status()) {
+            case ERROR -> QUERY_DECLINED;
+            case PROCESSED, PENDING -> "pending";
+            case CANCELED, UNDEFINED -> "no-answer";
+        };
     }
 
     /**

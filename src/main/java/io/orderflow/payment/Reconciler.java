@@ -16,8 +16,9 @@ import org.jboss.logging.Logger;
 
 /**
  * The janitor: asks providers about attempts that stayed pending longer than {@code payments.reconcile.after}, and
- * about refunds sent as long ago whose capture is still not known refunded (a lost webhook, an endpoint that was down
- * for days), and applies the answer ({@link QueryAnswers}) through the same path and dedup as a callback. Several
+ * about refunds sent as long ago that are still PENDING (a lost webhook, an endpoint that was down for days), and
+ * applies the answer ({@link QueryAnswers}: every provider state mapped, succeeded and failed alike) through the same
+ * path and dedup as a callback. Several
  * replicas may run it at once: attempts and refund commands are claimed with {@code FOR UPDATE SKIP LOCKED}. A
  * reconciliation and a webhook for the same payment at the same moment yield one transition (the compare-and-set
  * takes one; the other is a duplicate).
@@ -106,10 +107,18 @@ public class Reconciler {
         return withProvider(refund.provider(), provider -> provider.queryRefund(refund.request()).chain(outcome -> {
             Notification answer = QueryAnswers.refund(refund, outcome);
             if (answer == null) {
-                return Uni.createFrom().item(outcome.status().name().toLowerCase());
+                String what = QueryAnswers.unsettledRefund(outcome);
+                count(provider, "refund-" + what);
+                if (!what.equals("pending")) {
+                    LOG.warnf("%s could not say what became of refund %s of %s: %s (%s) %s; it is asked again later",
+                            provider.name(), refund.id(), refund.captureTxnId(), what, outcome.code(),
+                            outcome.message());
+                }
+                return Uni.createFrom().item(refund.id() + " " + what);
             }
-            LOG.infof("%s says the refund of %s (command %s) is done: applying it", provider.name(),
-                    refund.captureTxnId(), refund.id());
+            count(provider, "answered");
+            LOG.infof("%s says refund %s of %s is %s: applying it", provider.name(), refund.id(),
+                    refund.captureTxnId(), outcome.status());
             return callbacks.reconcile(provider, answer).map(reply -> said(refund.paymentReference(), reply));
         }));
     }

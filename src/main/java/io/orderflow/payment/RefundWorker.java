@@ -3,7 +3,6 @@ package io.orderflow.payment;
 import io.orderflow.common.Lifecycle;
 import io.orderflow.common.Times;
 import io.quarkus.scheduler.Scheduled;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
@@ -29,10 +28,12 @@ public class RefundWorker {
     private final Times times;
 
     private final Lifecycle lifecycle;
+    private final RefundOutcomes outcomes;
 
     public RefundWorker(ProviderCommands commands, PaymentProviders providers, RefundsConfig config, Times times,
-            Lifecycle lifecycle) {
+            Lifecycle lifecycle, RefundOutcomes outcomes) {
         this.lifecycle = lifecycle;
+        this.outcomes = outcomes;
         this.commands = commands;
         this.providers = providers;
         this.config = config;
@@ -51,39 +52,80 @@ public class RefundWorker {
         }).replaceWithVoid();
     }
 
-    /** One pass over the due commands; the number handled. */
+    /**
+     * One pass over the due commands; the number handled. Commands are claimed one at a time, each just before its
+     * call, so that every command's lease starts when its own call does (a batch claimed at once would leave the
+     * last ones to run after their lease ran out, while another replica sends them too).
+     */
     public Uni<Integer> runDue() {
-        Instant now = times.now();
-        return commands.claimDue(now, config.lease(), config.batchSize())
-                .chain(due -> Multi.createFrom().iterable(due).onItem().transformToUniAndConcatenate(r -> send(r, now))
-                        .collect().asList().map(java.util.List::size));
+        return drain(times.now(), config.batchSize(), 0);
     }
 
-    private Uni<Void> send(ProviderCommands.Refund refund, Instant now) {
+    /** Commands due by the pass's start, so that one put back to the queue during the pass waits for the next. */
+    private Uni<Integer> drain(Instant passStart, int left, int handled) {
+        if (left == 0) {
+            return Uni.createFrom().item(handled);
+        }
+        Instant now = times.now();
+        return commands.claimDue(passStart, now, config.lease(), 1).chain(due -> due.isEmpty()
+                ? Uni.createFrom().item(handled)
+                : send(due.get(0), now).chain(() -> drain(passStart, left - 1, handled + 1)));
+    }
+
+    private Uni<Boolean> send(ProviderCommands.Refund refund, Instant now) {
         PaymentProvider provider = providers.find(refund.provider()).orElse(null);
         if (provider == null) {
-            return commands.settle(refund.id(), "FAILED", null, "provider not offered", null, now);
+            // a replica without the provider's settings (a rolling config change): not the command's failure;
+            // another replica that has them, or this one once it has, sends it
+            LOG.warnf("Refund command %s is for %s, which this replica does not offer; it is left to one that does",
+                    refund.id(), refund.provider());
+            return settle(refund, "SENT", null, "provider not offered by this replica", backoff(refund.tries()));
         }
         RefundRequest request = refund.request();
         boolean pastWindow = refund.tries() > 1 && refund.createdAt() != null
                 && refund.createdAt().isBefore(now.minus(config.providerKeyWindow()));
-        Uni<ProviderOutcome<RefundState>> call = pastWindow
-                ? provider.queryRefund(request).chain(found -> found.is(ProviderOutcome.Status.CANCELED)
-                        ? provider.createRefund(request) : Uni.createFrom().item(found))
-                : provider.createRefund(request);
-        return call.chain(outcome -> {
+        return (pastWindow ? lookUpThenCreate(provider, request) : provider.createRefund(request)).chain(outcome -> {
             String refundId = outcome.value() == null ? null : outcome.value().refundId();
             String what = outcome.status() + (outcome.code() == null ? "" : " " + outcome.code());
             return switch (outcome.status()) {
-                case PROCESSED, PENDING -> commands.settle(refund.id(), "DONE", refundId, what, null, now);
+                case PROCESSED, PENDING -> settle(refund, "DONE", refundId, what, null);
                 case ERROR -> {
                     LOG.errorf("%s refused the refund of %s (command %s): %s", provider.name(),
                             refund.captureTxnId(), refund.id(), outcome.code());
-                    yield commands.settle(refund.id(), "FAILED", refundId, what, null, now);
+                    // the command's refund (a double capture's has none) failed: owed again
+                    yield settle(refund, "FAILED", refundId, what, null).call(settled -> settled
+                            ? outcomes.settle(provider.name(), refund.id(), RefundView.Status.FAILED, refundId,
+                                    outcome.code() + ": " + outcome.message())
+                            : Uni.createFrom().voidItem());
                 }
-                case CANCELED, UNDEFINED -> commands.settle(refund.id(), "SENT", refundId, what,
-                        now.plus(backoff(refund.tries())), now);
+                case CANCELED, UNDEFINED -> settle(refund, "SENT", refundId, what, backoff(refund.tries()));
             };
+        });
+    }
+
+    /**
+     * Past the provider's key window a new call would make a new refund, so the command's refund is looked up first
+     * and made only when the provider answers that there is none. A look-up that got no answer (rate-limited, never
+     * connected, circuit open) is not "none": the command is tried again later, and nothing is sent now.
+     */
+    static Uni<ProviderOutcome<RefundState>> lookUpThenCreate(PaymentProvider provider, RefundRequest request) {
+        return provider.queryRefund(request).chain(found -> found.isNotFound() ? provider.createRefund(request)
+                : Uni.createFrom().item(found));
+    }
+
+    /**
+     * The outcome recorded only while this replica's claim holds (a stale one is logged and dropped); a retry
+     * waits {@code retryIn} from the answer, not from the claim.
+     */
+    private Uni<Boolean> settle(ProviderCommands.Refund refund, String state, String refundId, String outcome,
+            Duration retryIn) {
+        Instant now = times.now();
+        return commands.settle(refund.id(), refund.claim(), state, refundId, outcome,
+                retryIn == null ? null : now.plus(retryIn), now).invoke(settled -> {
+            if (!settled) {
+                LOG.warnf("Refund command %s was claimed again while this replica called %s; its outcome (%s) is"
+                        + " left to the newer claim", refund.id(), refund.provider(), outcome);
+            }
         });
     }
 

@@ -12,8 +12,14 @@ public interface RefundsConfig {
     @WithDefault("5s")
     String every();
 
-    /** How long a claimed command is left to its replica before another may retry it. */
-    @WithDefault("60s")
+    /**
+     * How long a claimed command is left to its replica before another may retry it. Each command is claimed just
+     * before its call, so this must outlast one command's worst case: a look-up and a send, each up to
+     * (max-retries + 1) x call-timeout plus the retry delays (2 x 31 s with the defaults). Should it not, the late
+     * outcome is refused (every settle is fenced by its claim) and the provider's key keeps the retry from paying
+     * twice.
+     */
+    @WithDefault("120s")
     Duration lease();
 
     /** Commands claimed per pass. */

@@ -5,6 +5,8 @@ import static io.orderflow.support.OrderMother.*;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.orderflow.payment.stripe.StripeFixtures;
@@ -35,6 +37,9 @@ class RefundCommandsTest extends SandboxedProviderTest {
 
     @Inject
     RefundWorker worker;
+
+    @Inject
+    ProviderCommands providerCommands;
 
     @Override
     protected String provider() {
@@ -72,20 +77,99 @@ class RefundCommandsTest extends SandboxedProviderTest {
         return server.findAll(postRequestedFor(urlEqualTo("/v1/refunds")));
     }
 
-    /** One pass of the worker, on a Vert.x context as the scheduler runs it. */
     /**
      * One pass of the worker, which serves every due command of the shared test database: other classes' commands
      * (whose provider stubs are gone, so each would wait out its call timeout) are put off first, so that the pass
      * reaches this test's command.
      */
     private int runWorker(String orderId) {
+        putOthersOff(orderId);
+        return onContext(() -> worker.runDue());
+    }
+
+    private static void putOthersOff(String orderId) {
         Sql.update("update provider_commands set next_at = now() + interval '1 day' where state in ('PENDING', 'SENT')"
                 + " and order_id <> ?", UUID.fromString(orderId));
+    }
+
+    private static <T> T onContext(java.util.function.Supplier<io.smallrye.mutiny.Uni<T>> work) {
         try {
-            return VertxContextSupport.subscribeAndAwait(() -> worker.runDue());
+            return VertxContextSupport.subscribeAndAwait(work);
         } catch (Throwable e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** This test's command, claimed as a replica's pass claims it. */
+    private ProviderCommands.Refund claim(String orderId) {
+        putOthersOff(orderId);
+        List<ProviderCommands.Refund> claimed = onContext(() -> providerCommands.claimDue(Instant.now(),
+                java.time.Duration.ofSeconds(60), 1));
+        assertEquals(1, claimed.size());
+        return claimed.get(0);
+    }
+
+    @Test
+    void shouldLeaveTheOutcomeOfANewerClaimWhenAReplicaWhoseLeaseRanOutSettlesLate() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String id = paidWithStripe("pi_fence_" + suffix, "ch_fence_" + suffix);
+        post(id, "cancel", Map.of()).then().statusCode(200);
+        ProviderCommands.Refund stale = claim(id);
+        // the first replica's call outlives its lease: another replica claims the command and gets it done
+        Sql.update("update provider_commands set next_at = now() - interval '1 second' where order_id = ?",
+                UUID.fromString(id));
+        ProviderCommands.Refund fresh = claim(id);
+        Instant now = Instant.now();
+        assertTrue(onContext(() -> providerCommands.settle(fresh.id(), fresh.claim(), "DONE", "re_" + suffix,
+                "PROCESSED", null, now)));
+
+        boolean settled = onContext(() -> providerCommands.settle(stale.id(), stale.claim(), "SENT", null,
+                "UNDEFINED timeout", now.plusSeconds(1), now.plusSeconds(1)));
+
+        assertFalse(settled, "the stale claim's outcome is refused");
+        assertEquals("DONE", Sql.string("select state from provider_commands where order_id = ?", UUID.fromString(id)));
+        assertEquals("re_" + suffix, Sql.string("select refund_id from provider_commands where order_id = ?",
+                UUID.fromString(id)));
+    }
+
+    @Test
+    void shouldLeaveACommandForAnotherReplicaWhenThisOneDoesNotOfferItsProvider() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String id = paidWithStripe("pi_absent_" + suffix, "ch_absent_" + suffix);
+        post(id, "cancel", Map.of()).then().statusCode(200);
+        // as if the command had been written by a replica configured for a provider this one is not (yet)
+        Sql.update("update provider_commands set provider = 'acmepay' where order_id = ?", UUID.fromString(id));
+
+        runWorker(id);
+
+        assertEquals("SENT", Sql.string("select state from provider_commands where order_id = ?", UUID.fromString(id)),
+                "owed still, due again later: not FAILED for good");
+        assertEquals(1, Sql.count("select count(*) from provider_commands where order_id = ? and next_at > now()",
+                UUID.fromString(id)));
+        // the replica that has the provider's settings takes it (for the invariant checker: the capture's provider)
+        Sql.update("update provider_commands set provider = 'stripe' where order_id = ?",
+                UUID.fromString(id));
+    }
+
+    @Test
+    void shouldSendNoSecondRefundWhenTheLookUpPastTheKeyWindowIsRateLimited() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String charge = "ch_busy_" + suffix;
+        String intent = "pi_busy_" + suffix;
+        String command = cancelledADayAgo(intent, charge, null, false, null);
+        String id = orderOf(command);
+        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get(urlPathEqualTo("/v1/refunds"))
+                .willReturn(aResponse().withStatus(429).withHeader("Content-Type", "application/json")
+                        .withBody("{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"rate_limit\","
+                                + "\"message\":\"Too many requests\"}}")));
+        server.stubFor(post("/v1/refunds").willReturn(okJson(StripeFixtures.refund("re_" + suffix, charge, intent,
+                String.valueOf(AMOUNT), "succeeded", command))));
+
+        runWorker(id);
+
+        assertEquals(0, refundsSent().size(), "a look-up that got no answer is not \"no refund\": nothing is sent");
+        assertEquals("SENT", Sql.string("select state from provider_commands where order_id = ?",
+                UUID.fromString(id)), "asked again later");
     }
 
     @Test

@@ -80,6 +80,8 @@ public final class InvariantChecker {
     public static final String COMMAND_REFUNDS_A_CAPTURE = "refund-command-names-a-capture-of-its-order";
     public static final String ONE_REFUND_PER_COMMAND = "one-provider-refund-per-command";
     public static final String REFUNDED_ORDER_CAPTURE_REFUNDED = "refunded-order-has-its-capture-refunded";
+    public static final String REFUNDS_WITHIN_CAPTURE = "refunds-within-capture";
+    public static final String REFUND_HAS_ONE_COMMAND = "refund-has-one-command";
 
     /** One broken promise: which rule, which order (null for rows that name none) and what was found. */
     public record Violation(String rule, UUID orderId, String detail) {
@@ -360,6 +362,23 @@ public final class InvariantChecker {
                 + " group by p.order_id, p.id having count(*) > 1", rs -> out.add(new Violation(ONE_REFUND_PER_COMMAND,
                         (UUID) rs.getObject(1), "refund command " + rs.getObject(2) + " was refunded more than once"
                                 + " at its provider: " + rs.getString(3))));
+        // refunds (issue 33): what succeeded never exceeds the capture, the capture's hold is its refunds PENDING or
+        // SUCCEEDED, and each refund is sent as exactly one provider command (its own id; one provider refund per
+        // command is checked above)
+        query(scope, "select k.order_id, k.txn_id, k.amount, k.refund_held, coalesce(sum(f.amount) filter (where"
+                + " f.status = 'SUCCEEDED'), 0), coalesce(sum(f.amount) filter (where f.status <> 'FAILED'), 0)"
+                + " from payment_captures k join refunds f on f.provider = k.provider and f.capture_txn_id = k.txn_id"
+                + " where " + scope.on("k.order_id") + " group by k.order_id, k.txn_id, k.amount, k.refund_held"
+                + " having coalesce(sum(f.amount) filter (where f.status = 'SUCCEEDED'), 0) > k.amount"
+                + " or coalesce(sum(f.amount) filter (where f.status <> 'FAILED'), 0) <> k.refund_held",
+                rs -> out.add(new Violation(REFUNDS_WITHIN_CAPTURE, (UUID) rs.getObject(1), "capture "
+                        + rs.getString(2) + " of " + rs.getLong(3) + " holds " + rs.getLong(4) + " for refunds; "
+                        + rs.getLong(5) + " succeeded, " + rs.getLong(6) + " pending or succeeded")));
+        query(scope, "select f.order_id, f.id, count(p.id) from refunds f left join provider_commands p"
+                + " on p.id = f.id and p.order_id = f.order_id and p.amount = f.amount where " + scope.on("f.order_id")
+                + " group by f.order_id, f.id having count(p.id) <> 1", rs -> out.add(new Violation(
+                        REFUND_HAS_ONE_COMMAND, (UUID) rs.getObject(1), "refund " + rs.getObject(2) + " has "
+                                + rs.getLong(3) + " provider commands")));
         query(scope, "select o.id, o.payment_txn_id, c.state from orders o left join payment_captures c"
                 + " on c.order_id = o.id and c.txn_id = o.payment_txn_id where o.status = 'REFUNDED'"
                 + " and c.state is distinct from 'REFUNDED' and " + scope.on("o.id"),
@@ -401,7 +420,7 @@ public final class InvariantChecker {
     private static void checkRecordsHaveEffects(Scope scope, Map<UUID, List<HistoryRow>> history,
             List<Violation> out) throws SQLException {
         try (PreparedStatement ps = scope.prepare("select k.scope, k.idem_key, k.state, k.order_id,"
-                + " o.id is not null as order_exists,"
+                + " cast(k.result as text) as result, o.id is not null as order_exists,"
                 + " coalesce(k.reply -> 'h' ->> 'Idempotent-Replayed', '') = 'true' as replayed,"
                 // a double capture's effect is its capture row, anomaly and command (checked with the payments), not
                 // a history row
@@ -435,7 +454,12 @@ public final class InvariantChecker {
                 String route = m.group(3);
                 Matcher transition = TRANSITION_ROUTE.matcher(route);
                 List<HistoryRow> rows = history.getOrDefault(orderId, List.of());
-                if (transition.matches()) {
+                if (route.equals("/orders/{id}/refunds")) {
+                    // a refund moves no order: its effect is the refund its statement wrote with the record
+                    if (!refundRecorded(scope, orderId, rs.getString("result"))) {
+                        out.add(new Violation(RECORD_HAS_EFFECT, orderId, what + " but no refund it recorded"));
+                    }
+                } else if (transition.matches()) {
                     String event = transition.group(1).toUpperCase();
                     if (rows.stream().noneMatch(h -> key.equals(h.requestKey) && h.event.equals(event)
                             && h.source.equals("api"))) {
@@ -449,6 +473,18 @@ public final class InvariantChecker {
                                 + " event with that id in the history"));
                     }
                 }
+            }
+        }
+    }
+
+    /** The refund a POST /orders/{id}/refunds record kept ({@code {id, refund}}) is in {@code refunds}. */
+    private static boolean refundRecorded(Scope scope, UUID orderId, String result) throws SQLException {
+        try (PreparedStatement ps = scope.prepare("select count(*) from refunds where order_id = ? and"
+                + " cast(id as text) = cast(?::jsonb -> 'refund' ->> 'id' as text)", 0)) {
+            ps.setObject(1, orderId);
+            ps.setString(2, result);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) == 1;
             }
         }
     }

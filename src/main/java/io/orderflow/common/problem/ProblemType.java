@@ -35,6 +35,9 @@ public enum ProblemType {
     PROVIDER_UNKNOWN("payment-provider-unknown", "No such payment provider is offered here", 400),
     PAYMENT_REFUSED("payment-refused", "The payment provider refused to start the payment", 422),
     AMOUNT_MISMATCH("amount-mismatch", "The payment's amount or currency differs from the order's", 422),
+    REFUND_NOT_ALLOWED("refund-not-allowed", "The order holds no capture that can be refunded", 409),
+    REFUND_EXCEEDS_CAPTURE("refund-exceeds-capture",
+            "The refund is more than what is left to refund of the order's capture", 409),
     SERVICE_UNAVAILABLE("service-unavailable", "The service cannot take the request right now; retry later", 503),
     INTERNAL("internal", "Internal error", 500);
 

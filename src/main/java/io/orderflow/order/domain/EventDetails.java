@@ -108,7 +108,7 @@ public sealed interface EventDetails {
         public Map<OrderField, Object> requires(OrderEvent event) {
             return switch (event) {
                 case PAYMENT_FAILED -> attemptId == null ? Map.of() : fields(PAYMENT_ATTEMPT_ID, attemptId);
-                case REFUND_SUCCEEDED -> fields(PAYMENT_TXN_ID, providerTxnId);
+                case REFUND_SUCCEEDED, REFUND_COMPLETED -> fields(PAYMENT_TXN_ID, providerTxnId);
                 default -> Map.of();
             };
         }
@@ -121,7 +121,7 @@ public sealed interface EventDetails {
                                 null)
                         : fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, providerTxnId, PAID_AT, at, REFUNDED_AT,
                                 null, PAYMENT_ATTEMPT_ID, attemptId);
-                case REFUND_SUCCEEDED -> fields(REFUNDED_AT, at);
+                case REFUND_SUCCEEDED, REFUND_COMPLETED -> fields(REFUNDED_AT, at, REFUNDED_AMOUNT, amount);
                 default -> fields(PAYMENT_PROVIDER, provider, PAYMENT_TXN_ID, null, PAID_AT, null, REFUNDED_AT, null);
             };
         }

@@ -22,17 +22,24 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
      * Present once a provider was chosen. {@code attemptId} is the order's current payment attempt (null for orders
      * paid before attempts were kept).
      */
-    public record Payment(String provider, String providerTxnId, Instant paidAt, Instant refundedAt, UUID attemptId) {
+    public record Payment(String provider, String providerTxnId, Instant paidAt, Instant refundedAt, UUID attemptId,
+            long refundedAmount) {
 
         public Payment(String provider, String providerTxnId, Instant paidAt, Instant refundedAt) {
             this(provider, providerTxnId, paidAt, refundedAt, null);
         }
 
+        public Payment(String provider, String providerTxnId, Instant paidAt, Instant refundedAt, UUID attemptId) {
+            this(provider, providerTxnId, paidAt, refundedAt, attemptId, 0);
+        }
+
         static Payment of(Map<OrderField, Object> f) {
+            Object refunded = f.get(OrderField.REFUNDED_AMOUNT);
             return f.get(OrderField.PAYMENT_PROVIDER) == null ? null
                     : new Payment((String) f.get(OrderField.PAYMENT_PROVIDER), (String) f.get(OrderField.PAYMENT_TXN_ID),
                             (Instant) f.get(OrderField.PAID_AT), (Instant) f.get(OrderField.REFUNDED_AT),
-                            (UUID) f.get(OrderField.PAYMENT_ATTEMPT_ID));
+                            (UUID) f.get(OrderField.PAYMENT_ATTEMPT_ID),
+                            refunded == null ? 0 : ((Number) refunded).longValue());
         }
     }
 
@@ -102,6 +109,7 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
             case PAYMENT_ATTEMPT_ID -> p == null ? null : p.attemptId();
             case PAID_AT -> p == null ? null : p.paidAt();
             case REFUNDED_AT -> p == null ? null : p.refundedAt();
+            case REFUNDED_AMOUNT -> p == null ? null : p.refundedAmount();
             case CARRIER -> s == null ? null : s.carrier();
             case TRACKING_NUMBER -> s == null ? null : s.trackingNumber();
             case SHIPPED_AT -> s == null ? null : s.shippedAt();
@@ -120,6 +128,7 @@ public record Order(UUID id, String customerId, OrderStatus status, long version
             f.put(OrderField.PAID_AT, payment.paidAt());
             f.put(OrderField.REFUNDED_AT, payment.refundedAt());
             f.put(OrderField.PAYMENT_ATTEMPT_ID, payment.attemptId());
+            f.put(OrderField.REFUNDED_AMOUNT, payment.refundedAmount());
         }
         if (shipment != null) {
             f.put(OrderField.CARRIER, shipment.carrier());

@@ -8,7 +8,9 @@ public enum OrderEvent {
     SHIP(false),
     DELIVER(false),
     CANCEL(false),
-    REFUND_SUCCEEDED(true);
+    REFUND_SUCCEEDED(true),
+    /** The order's refunds that succeeded add up to its capture (refunds of a PAID, SHIPPED or DELIVERED order). */
+    REFUND_COMPLETED(true);
 
     private final boolean requiresKey;
 

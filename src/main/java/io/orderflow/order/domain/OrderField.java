@@ -12,6 +12,8 @@ public enum OrderField {
     PAYMENT_ATTEMPT_ID,
     PAID_AT,
     REFUNDED_AT,
+    /** The sum of the order's refunds that succeeded (the whole amount once REFUNDED). */
+    REFUNDED_AMOUNT,
     CARRIER,
     TRACKING_NUMBER,
     SHIPPED_AT,

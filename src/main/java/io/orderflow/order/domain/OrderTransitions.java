@@ -33,7 +33,9 @@ public final class OrderTransitions {
             rule(DELIVER, DELIVERED, SHIPPED),
             rule(CANCEL, CANCELLED, CREATED, PAYMENT_PENDING),
             rule(CANCEL, REFUND_PENDING, PAID),
-            rule(REFUND_SUCCEEDED, REFUNDED, REFUND_PENDING));
+            rule(REFUND_SUCCEEDED, REFUNDED, REFUND_PENDING),
+            // refunds issued one by one (returns, goodwill) that have given back the whole capture
+            rule(REFUND_COMPLETED, REFUNDED, PAID, SHIPPED, DELIVERED));
 
     /** event → (from → to). */
     private static final Map<OrderEvent, Map<OrderStatus, OrderStatus>> TABLE = table(DECLARED);

@@ -82,6 +82,9 @@ public class OrderEntity {
     @Column(name = "refunded_at")
     public Instant refundedAt;
 
+    @Column(name = "refunded_amount", nullable = false)
+    public long refundedAmount;
+
     @Column(columnDefinition = "text")
     public String carrier;
 

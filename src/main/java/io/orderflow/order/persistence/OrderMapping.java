@@ -43,7 +43,7 @@ public class OrderMapping {
     Order toOrder(OrderEntity e) {
         Order.Payment payment = e.paymentProvider == null ? null
                 : new Order.Payment(e.paymentProvider, e.paymentTxnId, e.paidAt, e.refundedAt,
-                        e.paymentAttemptId);
+                        e.paymentAttemptId, e.refundedAmount);
         Order.Shipment shipment = e.carrier == null ? null
                 : new Order.Shipment(e.carrier, e.trackingNumber, e.shippedAt, e.deliveredAt);
         Order.Cancellation cancellation = e.cancelledAt == null ? null
@@ -93,7 +93,8 @@ public class OrderMapping {
             case SHIP -> EventDetails.Ship.class;
             case CANCEL -> EventDetails.Cancel.class;
             case DELIVER -> EventDetails.None.class;
-            case PAYMENT_SUCCEEDED, PAYMENT_FAILED, REFUND_SUCCEEDED -> EventDetails.ProviderReport.class;
+            case PAYMENT_SUCCEEDED, PAYMENT_FAILED, REFUND_SUCCEEDED, REFUND_COMPLETED ->
+                    EventDetails.ProviderReport.class;
         };
     }
 }

@@ -137,6 +137,6 @@ public final class TransitionSql {
     }
 
     static String type(OrderField field) {
-        return field == OrderField.PAYMENT_ATTEMPT_ID ? "uuid" : field.name().endsWith("_AT") ? "timestamptz" : "text";
+        return field == OrderField.PAYMENT_ATTEMPT_ID ? "uuid" : field == OrderField.REFUNDED_AMOUNT ? "bigint" : field.name().endsWith("_AT") ? "timestamptz" : "text";
     }
 }

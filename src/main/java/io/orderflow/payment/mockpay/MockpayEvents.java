@@ -20,6 +20,8 @@ final class MockpayEvents {
     static final String SUCCEEDED = "PAYMENT_SUCCEEDED";
     static final String FAILED = "PAYMENT_FAILED";
     static final String REFUNDED = "REFUND_SUCCEEDED";
+    /** A refund mockpay did not make; names the refund ({@code refundId}) and why ({@code reason}). */
+    static final String REFUND_FAILED = "REFUND_FAILED";
     /** Event ids are the dedup keys of deliveries, which take at most 255 characters. */
     static final int MAX_ID = 255;
 
@@ -41,7 +43,7 @@ final class MockpayEvents {
                     orderId == null ? null : new Notification.ByOrder(orderId, null), "The event needs a valid "
                             + (eventId == null ? "eventId" : orderId == null ? "orderId" : "type"));
         }
-        if (!type.equals(SUCCEEDED) && !type.equals(FAILED) && !type.equals(REFUNDED)) {
+        if (!type.equals(SUCCEEDED) && !type.equals(FAILED) && !type.equals(REFUNDED) && !type.equals(REFUND_FAILED)) {
             return new Notification.Ignored(eventId, type);
         }
         JsonNode attemptNode = event.get("attemptId");
@@ -50,7 +52,12 @@ final class MockpayEvents {
         Long amount = StrictJson.minorUnits(event.get("amount"));
         String currency = StrictJson.text(event.get("currency"), 3);
         String txnId = StrictJson.text(event.get("providerTxnId"), MAX_ID);
+        // a refund event names the refund of ours it is about (a failure must; a success may, else it is the capture's)
+        JsonNode refundNode = event.get("refundId");
+        UUID refundId = refundNode == null || refundNode.isNull() ? null : uuid(refundNode);
         String problem = attemptNode != null && !attemptNode.isNull() && attemptId == null ? "attemptId (a UUID)"
+                : refundNode != null && !refundNode.isNull() && refundId == null ? "refundId (a UUID)"
+                : type.equals(REFUND_FAILED) && refundId == null ? "refundId (the refund that failed)"
                 : amount == null ? "amount (an integer of minor units, 0 or more)"
                 : currency == null || !currency.matches("[A-Z]{3}") ? "currency (ISO 4217, upper case)"
                 : txnId == null ? "providerTxnId"
@@ -62,7 +69,11 @@ final class MockpayEvents {
         return switch (type) {
             case SUCCEEDED -> new Notification.PaymentSucceeded(eventId, type, subject, txnId, amount, currency);
             case FAILED -> new Notification.PaymentFailed(eventId, type, subject, txnId, amount, currency, null);
-            default -> new Notification.RefundSucceeded(eventId, type, subject, null, txnId, amount, currency);
+            case REFUND_FAILED -> new Notification.RefundFailed(eventId, type, subject, null, refundId,
+                    StrictJson.text(event.get("reason"), MAX_ID) == null ? "refund failed"
+                            : StrictJson.text(event.get("reason"), MAX_ID));
+            default -> new Notification.RefundSucceeded(eventId, type, subject, null, txnId, amount, currency,
+                    refundId);
         };
     }
 

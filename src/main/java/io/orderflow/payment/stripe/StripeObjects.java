@@ -5,6 +5,7 @@ import io.orderflow.payment.PaymentState;
 import io.orderflow.payment.ProviderOutcome;
 import io.orderflow.payment.RefundState;
 import io.orderflow.payment.StrictJson;
+import java.util.UUID;
 
 /**
  * Reads Stripe's PaymentIntent and Refund objects from their raw JSON, for webhooks and API answers alike. The
@@ -69,16 +70,34 @@ final class StripeObjects {
         return decline != null ? decline : code != null ? code : "payment_failed";
     }
 
-    /** A Refund: made (succeeded), under way (pending, requires_action) or not made (failed, canceled). */
+    /** The refund of ours a Stripe refund was made for: the id the service sent as {@code metadata[command_id]}. */
+    static UUID ourRefund(JsonNode refund) {
+        String named = StrictJson.text(refund.path("metadata").get("command_id"), 36);
+        try {
+            return named == null || named.length() != 36 ? null : UUID.fromString(named);
+        } catch (IllegalArgumentException notOurs) {
+            return null;
+        }
+    }
+
+    /**
+     * A Refund, every status Stripe documents mapped: made (succeeded), under way (pending, requires_action), or not
+     * made (failed, canceled: an ERROR carrying the refund, its reason Stripe's failure_reason or the status). A
+     * status Stripe adds later is UNDEFINED: asked about again, never taken for an answer.
+     */
     static ProviderOutcome<RefundState> refund(JsonNode refund) {
+        String status = refund.path("status").asText("");
+        String failure = StrictJson.text(refund.get("failure_reason"), MAX_ID);
         RefundState state = new RefundState(id(refund), ref(refund.get("charge")),
                 StrictJson.minorUnits(refund.get("amount")), StrictJson.currency(refund.get("currency")),
-                StrictJson.text(refund.get("failure_reason"), MAX_ID));
-        return switch (refund.path("status").asText("")) {
+                failure != null ? failure : status.equals("failed") || status.equals("canceled") ? status : null);
+        return switch (status) {
             case "succeeded" -> ProviderOutcome.processed(state);
-            case "failed", "canceled" -> new ProviderOutcome<>(ProviderOutcome.Status.ERROR, state,
-                    refund.path("status").asText(), "Stripe did not make the refund");
-            default -> ProviderOutcome.pending(state);
+            case "pending", "requires_action" -> ProviderOutcome.pending(state);
+            case "failed", "canceled" -> new ProviderOutcome<>(ProviderOutcome.Status.ERROR, state, status,
+                    "Stripe did not make the refund");
+            default -> new ProviderOutcome<>(ProviderOutcome.Status.UNDEFINED, state, "unknown-status",
+                    "Stripe reported the refund " + status);
         };
     }
 }

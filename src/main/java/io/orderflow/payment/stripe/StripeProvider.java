@@ -134,7 +134,8 @@ public class StripeProvider implements PaymentProvider {
 
     /**
      * By refund id when a previous call learnt it; otherwise among the charge's refunds, the one labelled with the
-     * command. None: CANCELED — nothing was refunded for this command, it is safe to send.
+     * command. None: {@link ProviderOutcome#notFound} — nothing was refunded for this command, it is safe to send.
+     * A list Stripe did not answer (429, no connection, circuit open) is a CANCELED of another code: not "none".
      */
     @Override
     public Uni<ProviderOutcome<RefundState>> queryRefund(RefundRequest request) {
@@ -148,8 +149,7 @@ public class StripeProvider implements PaymentProvider {
                     return StripeObjects.refund(refund);
                 }
             }
-            return ProviderOutcome.of(ProviderOutcome.Status.CANCELED, "no-refund",
-                    "Stripe has no refund for this command");
+            return ProviderOutcome.notFound("Stripe has no refund for this command");
         });
     }
 

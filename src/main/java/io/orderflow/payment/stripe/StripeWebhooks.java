@@ -14,12 +14,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Stripe's webhooks: {@code Stripe-Signature: t=...,v1=...} verified by stripe-java over the raw payload with each
  * configured secret in turn (rotation), then the event mapped. Handled: {@code payment_intent.succeeded},
  * {@code payment_intent.payment_failed}, {@code charge.refunded} (a full refund) and
- * {@code refund.created}/{@code refund.updated} once succeeded; every other type is ignored.
+ * {@code refund.created}/{@code refund.updated}/{@code refund.failed} once succeeded, failed or canceled; every other
+ * type is ignored.
  */
 final class StripeWebhooks {
 
@@ -106,7 +108,7 @@ final class StripeWebhooks {
             case "payment_intent.succeeded" -> succeeded(eventId, type, object);
             case "payment_intent.payment_failed" -> failed(eventId, type, object);
             case "charge.refunded" -> chargeRefunded(eventId, type, object);
-            case "refund.created", "refund.updated" -> refund(eventId, type, object);
+            case "refund.created", "refund.updated", "refund.failed" -> refund(eventId, type, object);
             default -> new Notification.Ignored(eventId, type);
         };
     }
@@ -168,8 +170,20 @@ final class StripeWebhooks {
         return new Notification.RefundSucceeded(eventId, type, subject, null, chargeId, refunded, currency);
     }
 
+    /**
+     * A refund, named by the refund id of ours the service sent as {@code metadata[command_id]}: succeeded, or
+     * failed/canceled (not made: owed again); pending and requires_action change nothing yet.
+     */
     private static Notification refund(String eventId, String type, JsonNode refund) {
         String status = refund.path("status").asText("");
+        UUID ours = StripeObjects.ourRefund(refund);
+        if (status.equals("failed") || status.equals("canceled")) {
+            String refundId = StripeObjects.id(refund);
+            String intent = StripeObjects.ref(refund.get("payment_intent"));
+            String reason = StrictJson.text(refund.get("failure_reason"), StripeObjects.MAX_ID);
+            return new Notification.RefundFailed(eventId, type, intent == null ? null
+                    : new Notification.ByReference(intent), refundId, ours, reason != null ? reason : status);
+        }
         if (!status.equals("succeeded")) {
             return new Notification.Ignored(eventId, type + " (" + status + ")");
         }
@@ -185,7 +199,7 @@ final class StripeWebhooks {
         if (amount == null || currency == null) {
             return invalid(eventId, type, subject, amount == null ? "amount (an integer of minor units)" : "currency");
         }
-        return new Notification.RefundSucceeded(eventId, type, subject, refundId, charge, amount, currency);
+        return new Notification.RefundSucceeded(eventId, type, subject, refundId, charge, amount, currency, ours);
     }
 
     private static Notification.Invalid invalid(String eventId, String type, Notification.Subject subject,

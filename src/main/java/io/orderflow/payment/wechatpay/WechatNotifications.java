@@ -81,6 +81,7 @@ final class WechatNotifications {
         return switch (type) {
             case "TRANSACTION.SUCCESS" -> WechatObjects.transactionNotification(id, type, plain, merchantId);
             case "REFUND.SUCCESS" -> WechatObjects.refundNotification(id, type, plain, merchantId);
+            case "REFUND.ABNORMAL", "REFUND.CLOSED" -> WechatObjects.refundFailure(id, type, plain, merchantId);
             default -> new Notification.Ignored(id, type);
         };
     }

@@ -6,6 +6,7 @@ import io.orderflow.payment.PaymentState;
 import io.orderflow.payment.ProviderOutcome;
 import io.orderflow.payment.RefundState;
 import io.orderflow.payment.StrictJson;
+import java.util.UUID;
 
 /**
  * Reads WeChat Pay's transaction and refund objects (decrypted notification resources and query answers alike)
@@ -52,7 +53,28 @@ final class WechatObjects {
         if (problem != null) {
             return new Notification.Invalid(id, type, subject, "The resource needs a valid " + problem);
         }
-        return new Notification.RefundSucceeded(id, type, subject, refundId, transactionId, amount, null);
+        return new Notification.RefundSucceeded(id, type, subject, refundId, transactionId, amount, null,
+                ourRefund(refund));
+    }
+
+    /** A refund WeChat Pay did not make (ABNORMAL: the account cannot take it; CLOSED): owed again. */
+    static Notification refundFailure(String id, String type, JsonNode refund, String merchantId) {
+        String outTradeNo = StrictJson.text(refund.get("out_trade_no"), 32);
+        if (outTradeNo == null || !merchantId.equals(refund.path("mchid").asText())) {
+            return new Notification.Invalid(id, type, null, "The resource needs a valid out_trade_no and mchid");
+        }
+        String status = StrictJson.text(refund.get("refund_status"), 32);
+        return new Notification.RefundFailed(id, type, new Notification.ByReference(outTradeNo),
+                StrictJson.text(refund.get("refund_id"), 64), ourRefund(refund), status != null ? status : type);
+    }
+
+    /** The refund of ours WeChat's refund was made for: its {@code out_refund_no} is the refund id, compacted. */
+    static UUID ourRefund(JsonNode refund) {
+        String no = StrictJson.text(refund.get("out_refund_no"), 32);
+        if (no == null || !no.matches("[0-9a-f]{32}")) {
+            return null;
+        }
+        return UUID.fromString(no.replaceFirst("(.{8})(.{4})(.{4})(.{4})(.{12})", "$1-$2-$3-$4-$5"));
     }
 
     /** A transaction from a query: paid, still payable, or closed for good (Kill Bill's terms). */
@@ -90,11 +112,15 @@ final class WechatObjects {
                 StrictJson.minorUnits(refund.path("amount").get("refund")),
                 StrictJson.currency(refund.path("amount").get("currency")), null);
         String status = refund.path("status").asText("");
+        RefundState failed = new RefundState(state.refundId(), state.captureId(), state.amount(), state.currency(),
+                status);
         return switch (status) {
             case "SUCCESS" -> ProviderOutcome.processed(state);
             case "PROCESSING" -> ProviderOutcome.pending(state);
-            default -> new ProviderOutcome<>(ProviderOutcome.Status.ERROR, state, status,
+            case "ABNORMAL", "CLOSED" -> new ProviderOutcome<>(ProviderOutcome.Status.ERROR, failed, status,
                     "WeChat Pay did not make the refund (" + status + ")");
+            default -> new ProviderOutcome<>(ProviderOutcome.Status.UNDEFINED, state, "unknown-status",
+                    "WeChat Pay reported the refund " + status);
         };
     }
 

@@ -131,14 +131,13 @@ public class WechatPayProvider implements PaymentProvider {
                 WechatObjects::refund);
     }
 
-    /** By out_refund_no, which is the command: RESOURCE_NOT_EXISTS means no refund was made for it (CANCELED). */
+    /** By out_refund_no, which is the command: RESOURCE_NOT_EXISTS means no refund was made for it (not found). */
     @Override
     public Uni<ProviderOutcome<RefundState>> queryRefund(RefundRequest request) {
         return call("query-refund", () -> api.queryRefund(request.compactCommandId()), WechatObjects::refund)
                 .map(outcome -> outcome.is(ProviderOutcome.Status.ERROR)
                         && "RESOURCE_NOT_EXISTS".equals(outcome.code())
-                                ? ProviderOutcome.<RefundState>of(ProviderOutcome.Status.CANCELED, "no-refund",
-                                        "WeChat Pay has no refund for this command")
+                                ? ProviderOutcome.<RefundState>notFound("WeChat Pay has no refund for this command")
                                 : outcome);
     }
 

@@ -28,8 +28,8 @@ final class OrderFixtures {
             case PAY -> new EventDetails.Pay("mockpay");
             case SHIP -> new EventDetails.Ship("DHL", "JD1");
             case CANCEL -> new EventDetails.Cancel("changed my mind");
-            case PAYMENT_SUCCEEDED, PAYMENT_FAILED, REFUND_SUCCEEDED -> new EventDetails.ProviderReport("mockpay",
-                    "txn-1", 1000, "EUR");
+            case PAYMENT_SUCCEEDED, PAYMENT_FAILED, REFUND_SUCCEEDED, REFUND_COMPLETED ->
+                    new EventDetails.ProviderReport("mockpay", "txn-1", 1000, "EUR");
             case DELIVER -> new EventDetails.None();
         };
     }

@@ -26,7 +26,10 @@ class OrderTransitionsTest {
             "DELIVER SHIPPED>DELIVERED",
             "CANCEL CREATED>CANCELLED", "CANCEL PAYMENT_PENDING>CANCELLED",
             "CANCEL PAID>REFUND_PENDING",
-            "REFUND_SUCCEEDED REFUND_PENDING>REFUNDED");
+            "REFUND_SUCCEEDED REFUND_PENDING>REFUNDED",
+            // issue 33: refunds issued one by one that have given back the whole capture
+            "REFUND_COMPLETED PAID>REFUNDED", "REFUND_COMPLETED SHIPPED>REFUNDED",
+            "REFUND_COMPLETED DELIVERED>REFUNDED");
 
     static Stream<Arguments> everyStateAndEvent() {
         List<Arguments> pairs = new ArrayList<>();

@@ -147,6 +147,25 @@ class StripeWebhooksTest {
     }
 
     @Test
+    void shouldNameTheRefundOfOursItsMetadataNamesAndReadEveryRefundStatus() {
+        java.util.UUID ours = java.util.UUID.randomUUID();
+        assertEquals(new Notification.RefundSucceeded("evt_10", "refund.updated", new Notification.ByReference("pi_8"),
+                "re_10", "ch_8", 1500L, "EUR", ours), verify(event("evt_10", "refund.updated",
+                        refund("re_10", "ch_8", "pi_8", "1500", "succeeded", ours.toString()))));
+        assertEquals(new Notification.RefundFailed("evt_11", "refund.failed", new Notification.ByReference("pi_8"),
+                "re_11", ours, "expired_or_canceled_card"), verify(event("evt_11", "refund.failed",
+                        refund("re_11", "ch_8", "pi_8", "1500", "failed", ours.toString())
+                                .replace("\"reason\":null", "\"failure_reason\":\"expired_or_canceled_card\""))));
+        assertEquals(new Notification.RefundFailed("evt_12", "refund.updated", new Notification.ByReference("pi_8"),
+                "re_12", ours, "canceled"), verify(event("evt_12", "refund.updated",
+                        refund("re_12", "ch_8", "pi_8", "1500", "canceled", ours.toString()))));
+        for (String underWay : java.util.List.of("pending", "requires_action")) {
+            assertEquals(new Notification.Ignored("evt_13", "refund.updated (" + underWay + ")"), verify(event("evt_13",
+                    "refund.updated", refund("re_13", "ch_8", "pi_8", "1500", underWay, ours.toString()))));
+        }
+    }
+
+    @Test
     void shouldRecordAPartialRefundMadeOutsideOrderflowAsInvalid() {
         Notification.Invalid invalid = assertInstanceOf(Notification.Invalid.class, verify(event("charge.refunded",
                 charge("ch_10", "pi_10", "2500", "1000", false))));

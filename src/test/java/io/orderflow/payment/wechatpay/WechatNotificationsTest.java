@@ -123,11 +123,12 @@ class WechatNotificationsTest {
     }
 
     @Test
-    void shouldIgnoreTypesOrderflowDoesNotActOn() {
+    void shouldReadARefundWechatDidNotMakeAsAFailureOfTheRefundItsOutRefundNoNames() {
+        java.util.UUID ours = java.util.UUID.randomUUID();
         String body = WECHAT.notification("EV-8", "REFUND.ABNORMAL", "refund",
-                refund("a1b2c3", "4200000001", "r9f8e7", "5030", "ABNORMAL", "2500"));
-        assertEquals(new Notification.Ignored("EV-8", "REFUND.ABNORMAL"), notifications.verify(signed(body, NOW),
-                NOW));
+                refund("a1b2c3", "4200000001", ours.toString().replace("-", ""), "5030", "ABNORMAL", "2500"));
+        assertEquals(new Notification.RefundFailed("EV-8", "REFUND.ABNORMAL", new Notification.ByReference("a1b2c3"),
+                "5030", ours, "ABNORMAL"), notifications.verify(signed(body, NOW), NOW));
     }
 
     @ParameterizedTest

@@ -1,0 +1,115 @@
+package io.orderflow.payment;
+
+import io.orderflow.common.Reply;
+import io.orderflow.common.Times;
+import io.orderflow.order.OrderService;
+import io.orderflow.order.domain.OrderNotFoundException;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * A provider's report about a refund, matched to the refund of ours it names — by what the service sent with the
+ * request (Stripe {@code metadata[command_id]}, WeChat {@code out_refund_no}: the refund's id), so a report that
+ * overtakes the answer to the service's own call still finds it, else by the provider's refund id — and settled
+ * ({@link RefundOutcomes}). A report that names no refund of ours (Stripe's {@code charge.refunded}, mockpay's
+ * older events) is about the whole capture and takes the payment path; a failure of a refund that is not ours, or a
+ * second provider refund for one of ours, is money the service did not send: an anomaly, acknowledged.
+ */
+@ApplicationScoped
+public class RefundReports {
+
+    private static final Logger LOG = Logger.getLogger(RefundReports.class);
+
+    private final Refunds refunds;
+    private final RefundOutcomes outcomes;
+    private final OrderService orders;
+    private final Anomalies anomalies;
+    private final Acknowledgements acks;
+    private final ProviderCommands commands;
+    private final Times times;
+
+    public RefundReports(Refunds refunds, RefundOutcomes outcomes, OrderService orders, Anomalies anomalies,
+            Acknowledgements acks, ProviderCommands commands, Times times) {
+        this.commands = commands;
+        this.times = times;
+        this.refunds = refunds;
+        this.outcomes = outcomes;
+        this.orders = orders;
+        this.anomalies = anomalies;
+        this.acks = acks;
+    }
+
+    /** {@code otherwise}: the payment path, for a report of a whole capture refunded that names no refund of ours. */
+    Uni<Reply> decide(PaymentProvider provider, Notification.Correlated report, Supplier<Uni<Reply>> otherwise) {
+        UUID named = report instanceof Notification.RefundSucceeded s ? s.refund()
+                : ((Notification.RefundFailed) report).refund();
+        String providerRefund = report instanceof Notification.RefundSucceeded s ? s.refundId()
+                : ((Notification.RefundFailed) report).refundId();
+        return ours(provider.name(), named, providerRefund).chain(refund -> {
+            if (refund == null) {
+                return report instanceof Notification.RefundSucceeded s ? unknown(provider, s, otherwise)
+                        : ignored(provider, report);
+            }
+            if (providerRefund != null && refund.providerRefundId() != null
+                    && !providerRefund.equals(refund.providerRefundId())) {
+                return anomaly(provider, report, refund.orderId(), providerRefund, "Refund " + providerRefund
+                        + " names refund " + refund.id() + ", which the provider made as "
+                        + refund.providerRefundId());
+            }
+            boolean succeeded = report instanceof Notification.RefundSucceeded;
+            String reason = report instanceof Notification.RefundFailed f ? f.reason() : null;
+            return outcomes.settle(provider.name(), refund.id(), succeeded ? RefundView.Status.SUCCEEDED
+                    : RefundView.Status.FAILED, providerRefund, reason)
+                    .call(() -> succeeded && providerRefund != null ? commands.recordRefund(provider.name(),
+                            providerRefund, refund.captureTxnId(), refund.id(), times.now())
+                            : Uni.createFrom().voidItem())
+                    .chain(settled -> acknowledged(provider, report, refund.orderId(),
+                            settled != null ? "applied" : "duplicate"));
+        });
+    }
+
+    /**
+     * A provider refund that names no refund of ours: of a capture our refunds give back, it is money the service
+     * did not send (an anomaly naming the order and the provider's refund id); of any other capture (a whole
+     * capture's refund reported without a refund id, a double capture's), it takes the payment path.
+     */
+    private Uni<Reply> unknown(PaymentProvider provider, Notification.RefundSucceeded report,
+            Supplier<Uni<Reply>> otherwise) {
+        if (report.refundId() == null || report.captureId() == null) {
+            return otherwise.get();
+        }
+        return refunds.orderRefunding(provider.name(), report.captureId()).chain(orderId -> orderId == null
+                ? otherwise.get()
+                : anomaly(provider, report, orderId, report.refundId(), "Refund " + report.refundId() + " of "
+                        + report.captureId() + " (" + report.amount() + ") is no refund the service sent"));
+    }
+
+    /** The refund of ours a report names: by our id (and provider), else by the provider's refund id. */
+    private Uni<RefundView> ours(String provider, UUID named, String providerRefund) {
+        Uni<RefundView> byOurs = named == null ? Uni.createFrom().nullItem()
+                : refunds.find(named).map(r -> r != null && r.provider().equals(provider) ? r : null);
+        return byOurs.chain(found -> found != null || providerRefund == null ? Uni.createFrom().item(found)
+                : refunds.findByProviderRefund(provider, providerRefund));
+    }
+
+    private Uni<Reply> acknowledged(PaymentProvider provider, Notification report, UUID orderId, String outcome) {
+        return orders.find(orderId, null).onFailure(OrderNotFoundException.class).recoverWithNull()
+                .map(order -> acks.acknowledge(provider, report, outcome, order));
+    }
+
+    private Uni<Reply> ignored(PaymentProvider provider, Notification report) {
+        LOG.infof("%s event %s of type %s names no refund of ours", provider.name(), report.id(), report.type());
+        return Uni.createFrom().item(acks.acknowledge(provider, report, "ignored", null));
+    }
+
+    private Uni<Reply> anomaly(PaymentProvider provider, Notification report, UUID orderId, String providerRefund,
+            String detail) {
+        LOG.warnf("%s event %s of type %s: %s", provider.name(), report.id(), report.type(), detail);
+        return anomalies.record(provider.name(), report.id(), orderId, providerRefund,
+                PaymentAnomaly.Kind.UNACCOUNTED_REFUND, detail)
+                .chain(() -> acknowledged(provider, report, orderId, "unaccounted-refund"));
+    }
+}

@@ -1,0 +1,385 @@
+package io.orderflow.payment;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.*;
+import static io.orderflow.support.OrderMother.*;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.payment.stripe.StripeFixtures;
+import io.orderflow.payment.stripe.StripeProvider;
+import io.orderflow.support.Auth;
+import io.orderflow.support.Callbacks;
+import io.orderflow.support.CapturedLog;
+import io.orderflow.support.Concurrently;
+import io.orderflow.support.Contract;
+import io.orderflow.support.Meters;
+import io.orderflow.support.Sql;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Refunds as an operation (issue 33): partial and repeated refunds of one capture through Stripe (played by
+ * WireMock), each one provider refund keyed by the refund; an over-refund refused in the statement that would record
+ * it; failed refunds surfaced and owed again.
+ */
+@QuarkusTest
+@WithTestResource(PaymentSandbox.class)
+class RefundsTest extends SandboxedProviderTest {
+
+    private static final long CAPTURED = 4000;
+
+    @Inject
+    RefundWorker worker;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Inject
+    Reconciler reconciler;
+
+    @Override
+    protected String provider() {
+        return StripeProvider.NAME;
+    }
+
+    /** A Stripe order of 4000 paid with {@code charge}: PAY, then the signed success. */
+    private String paidWithStripe(String intent, String charge) {
+        String customer = newCustomer();
+        String id = createAs(customer, newKey(), Map.of("customerId", customer, "currency", "EUR",
+                "items", List.of(Map.of("sku", "SKU-1", "quantity", 1, "unitPrice", CAPTURED))))
+                .then().statusCode(201).extract().path("id");
+        server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
+                "requires_payment_method", String.valueOf(CAPTURED), "eur", null))));
+        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body(Map.of("provider", "stripe")).post("/orders/" + id + "/pay").then().statusCode(200);
+        stripe(StripeFixtures.event("payment_intent.succeeded", StripeFixtures.intent(intent, "succeeded",
+                String.valueOf(CAPTURED), "eur", charge))).then().statusCode(200);
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
+        return id;
+    }
+
+    private String deliveredWithStripe(String intent, String charge) {
+        String id = paidWithStripe(intent, charge);
+        post(id, "ship", shipBody()).then().statusCode(200);
+        post(id, "deliver", Map.of()).then().statusCode(200).body("status", is("DELIVERED"));
+        return id;
+    }
+
+    private static Response stripe(String payload) {
+        return given().contentType("application/json; charset=utf-8")
+                .header("Stripe-Signature", StripeFixtures.signature(StripeFixtures.SECRET,
+                        Instant.now().getEpochSecond(), payload))
+                .body(payload.getBytes(StandardCharsets.UTF_8)).post("/payments/stripe/callbacks");
+    }
+
+    private static Response refund(String orderId, long amount, String key) {
+        return Auth.operator().contentType(ContentType.JSON).header("Idempotency-Key", key)
+                .body(Map.of("amount", amount, "reason", "returned item")).post("/orders/" + orderId + "/refunds");
+    }
+
+    /** Stripe answers a refund of {@code amount} with refund {@code refundId}, still pending. */
+    private void stripeRefunds(long amount, String refundId, String charge, String intent) {
+        server.stubFor(post("/v1/refunds").withRequestBody(containing("amount=" + amount))
+                .willReturn(okJson(StripeFixtures.refund(refundId, charge, intent, String.valueOf(amount), "pending",
+                        "(set by the request)"))));
+    }
+
+    /** Stripe's event about refund {@code refundId}, made for refund {@code ours} of ours (its metadata). */
+    private static Response refundEvent(String type, String refundId, String charge, String intent, long amount,
+            String status, String ours) {
+        return stripe(StripeFixtures.event("evt_" + UUID.randomUUID(), type, StripeFixtures.refund(refundId, charge,
+                intent, String.valueOf(amount), status, ours)));
+    }
+
+    /**
+     * One pass of the worker over this order's commands (others of the shared database are put off first), on a
+     * Vert.x context as the scheduler runs it.
+     */
+    private void runWorker(String orderId) {
+        Sql.update("update provider_commands set next_at = now() + interval '1 day' where state in ('PENDING', 'SENT')"
+                + " and order_id <> ?", UUID.fromString(orderId));
+        try {
+            VertxContextSupport.subscribeAndAwait(() -> worker.runDue());
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** An order paid (or delivered) through Stripe with its own charge and intent, named after {@code name}. */
+    private record Scene(String suffix, String charge, String intent, String orderId) {
+    }
+
+    private Scene scene(String name, boolean delivered) {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String charge = "ch_" + name + "_" + suffix;
+        String intent = "pi_" + name + "_" + suffix;
+        return new Scene(suffix, charge, intent, delivered ? deliveredWithStripe(intent, charge)
+                : paidWithStripe(intent, charge));
+    }
+
+    /** A refund of {@code amount} issued and sent (Stripe answers it pending as {@code providerRefund}); its id. */
+    private String sent(Scene scene, long amount, String providerRefund) {
+        stripeRefunds(amount, providerRefund, scene.charge(), scene.intent());
+        String refundId = refund(scene.orderId(), amount, newKey()).then().statusCode(202).extract().path("id");
+        runWorker(scene.orderId());
+        return refundId;
+    }
+
+    private List<LoggedRequest> refundsSent() {
+        return server.findAll(postRequestedFor(urlEqualTo("/v1/refunds")));
+    }
+
+    @Test
+    void shouldRefundADeliveredOrderInThreePartsAndMoveItToRefundedWhenTheCaptureIsGivenBack() {
+        Scene scene = scene("parts", true);
+        String suffix = scene.suffix();
+        String charge = scene.charge();
+        String intent = scene.intent();
+        String id = scene.orderId();
+        long[] parts = { 1500, 2000, 500 };
+        List<String> ours = new java.util.ArrayList<>();
+        for (int i = 0; i < parts.length; i++) {
+            stripeRefunds(parts[i], "re_" + i + "_" + suffix, charge, intent);
+            Response accepted = refund(id, parts[i], newKey());
+            accepted.then().statusCode(202).header("Location", startsWith("/orders/" + id + "/refunds/"))
+                    .body("status", is("PENDING")).body("amount", is((int) parts[i]))
+                    .body("reason", is("returned item"));
+            String refundId = accepted.path("id");
+            ours.add(refundId);
+            runWorker(id);
+            refundEvent("refund.updated", "re_" + i + "_" + suffix, charge, intent, parts[i], "succeeded", refundId)
+                    .then().statusCode(200);
+            Auth.operator().get("/orders/" + id + "/refunds/" + refundId).then().statusCode(200)
+                    .body("status", is("SUCCEEDED")).body("providerRefundId", is("re_" + i + "_" + suffix));
+            if (i == 1) {
+                Auth.operator().get("/orders/" + id).then().body("refundedAmount", is(3500))
+                        .body("status", is("DELIVERED"));
+                refund(id, 501, newKey()).then().statusCode(409)
+                        .body("type", is("https://orderflow.dev/problems/refund-exceeds-capture"));
+                assertEquals(2, refundsSent().size(), "an over-refund sends nothing");
+            }
+        }
+
+        List<LoggedRequest> sent = refundsSent();
+        assertEquals(3, sent.size());
+        for (int i = 0; i < parts.length; i++) {
+            LoggedRequest request = sent.get(i);
+            assertEquals("orderflow-refund-" + ours.get(i), request.getHeader("Idempotency-Key"));
+            assertEquals(true, request.getBodyAsString().contains("amount=" + parts[i]));
+            assertEquals(true, request.getBodyAsString().contains(ours.get(i)), "metadata[command_id] is the refund");
+        }
+        Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED")).body("refundedAmount", is(4000));
+        Auth.operator().get("/orders/" + id + "/refunds").then().body("items.size()", is(3));
+        assertEquals(3, Sql.count("select count(*) from provider_commands where order_id = ?", UUID.fromString(id)));
+    }
+
+    @Test
+    void shouldAcceptOneOfTenConcurrentFullRefundsAndSendOneProviderRefund() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String id = paidWithStripe("pi_race_" + suffix, "ch_race_" + suffix);
+        stripeRefunds(CAPTURED, "re_race_" + suffix, "ch_race_" + suffix, "pi_race_" + suffix);
+
+        List<Integer> statuses = Concurrently.map(IntStream.range(0, 10).boxed().toList(), 10,
+                i -> refund(id, CAPTURED, newKey()).statusCode());
+        runWorker(id);
+
+        assertEquals(1, statuses.stream().filter(s -> s == 202).count(), statuses.toString());
+        assertEquals(9, statuses.stream().filter(s -> s == 409).count(), statuses.toString());
+        assertEquals(1, Sql.count("select count(*) from refunds where order_id = ?", UUID.fromString(id)));
+        assertEquals(1, refundsSent().size());
+    }
+
+    @Test
+    void shouldReplayARepeatedRefundRequestAndSendNothingNew() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String id = paidWithStripe("pi_again_" + suffix, "ch_again_" + suffix);
+        String key = newKey();
+        String first = refund(id, 1000, key).then().statusCode(202).extract().path("id");
+
+        refund(id, 1000, key).then().statusCode(202).body("id", is(first)).header("Idempotent-Replayed", "true");
+
+        assertEquals(1, Sql.count("select count(*) from refunds where order_id = ?", UUID.fromString(id)));
+        assertEquals(1, Sql.count("select count(*) from provider_commands where order_id = ?", UUID.fromString(id)));
+    }
+
+    @Test
+    void shouldRefuseARefundWithoutAKeyFromACustomerOrOfAnUnpaidOrder() {
+        String unpaid = createOrder();
+        Auth.operator().filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .body(Map.of("amount", 100, "reason", "goodwill")).post("/orders/" + unpaid + "/refunds").then().statusCode(400)
+                .body("type", is("https://orderflow.dev/problems/idempotency-key-missing"));
+        Auth.customer(ownerOf(unpaid)).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body(Map.of("amount", 100, "reason", "goodwill")).post("/orders/" + unpaid + "/refunds").then()
+                .statusCode(403);
+        refund(unpaid, 100, newKey()).then().statusCode(409)
+                .body("type", is("https://orderflow.dev/problems/refund-not-allowed"));
+        Auth.customer(ownerOf(unpaid)).get("/orders/" + unpaid + "/refunds").then().statusCode(200)
+                .body("items.size()", is(0));
+    }
+
+    @Test
+    void shouldSurfaceARefundFailedByWebhookAndOweItsAmountAgain() {
+        Scene scene = scene("fail", true);
+        String suffix = scene.suffix();
+        String charge = scene.charge();
+        String intent = scene.intent();
+        String id = scene.orderId();
+        String refundId = sent(scene, CAPTURED, "re_fail_" + suffix);
+        double failedBefore = Meters.count(registry, RefundOutcomes.METRIC, "provider", "stripe", "status", "failed");
+
+        try (CapturedLog log = CapturedLog.start()) {
+            stripe(StripeFixtures.event("evt_" + UUID.randomUUID(), "refund.failed", StripeFixtures.refund("re_fail_"
+                    + suffix, charge, intent, String.valueOf(CAPTURED), "failed", refundId)
+                    .replace("\"reason\":null", "\"failure_reason\":\"expired_or_canceled_card\""))).then()
+                    .statusCode(200);
+            assertEquals(1, log.atLeast(Level.WARNING).stream().filter(line -> line.contains(refundId)
+                    && line.contains("expired_or_canceled_card")).count(), log.atLeast(Level.WARNING).toString());
+        }
+
+        Auth.operator().get("/orders/" + id + "/refunds/" + refundId).then().body("status", is("FAILED"))
+                .body("failureReason", is("expired_or_canceled_card"));
+        Auth.operator().get("/refunds?status=FAILED&limit=100").then().statusCode(200)
+                .body("items.findAll { it.id == '" + refundId + "' }.size()", is(1));
+        assertEquals(failedBefore + 1,
+                Meters.count(registry, RefundOutcomes.METRIC, "provider", "stripe", "status", "failed"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("DELIVERED")).body("refundedAmount", is(0));
+        assertOwedAgain(scene);
+    }
+
+    @Test
+    void shouldSurfaceARefundFailedAsOnlyTheReconcilerFindsOutAndOweItsAmountAgain() {
+        Scene scene = scene("quiet", true);
+        String suffix = scene.suffix();
+        String charge = scene.charge();
+        String intent = scene.intent();
+        String id = scene.orderId();
+        String refundId = sent(scene, 1000, "re_quiet_" + suffix);
+        assertEquals("DONE", Sql.string("select state from provider_commands where id = ?", UUID.fromString(refundId)));
+        // sent 20 minutes ago; Stripe's refund.failed never arrived, and Stripe now says the refund failed
+        Sql.update("update provider_commands set updated_at = now() - interval '20 minutes' where id = ?",
+                UUID.fromString(refundId));
+        server.stubFor(get(urlPathEqualTo("/v1/refunds/re_quiet_" + suffix)).willReturn(okJson(StripeFixtures.refund(
+                "re_quiet_" + suffix, charge, intent, "1000", "failed", refundId)
+                .replace("\"reason\":null", "\"failure_reason\":\"lost_or_stolen_card\""))));
+        double failedBefore = Meters.count(registry, RefundOutcomes.METRIC, "provider", "stripe", "status", "failed");
+
+        try (CapturedLog log = CapturedLog.start()) {
+            reconcile(refundId);
+            assertEquals(1, log.atLeast(Level.WARNING).stream().filter(line -> line.contains(refundId)
+                    && line.contains("lost_or_stolen_card")).count(), log.atLeast(Level.WARNING).toString());
+        }
+
+        Auth.operator().get("/orders/" + id + "/refunds/" + refundId).then().body("status", is("FAILED"))
+                .body("failureReason", is("lost_or_stolen_card"));
+        Auth.operator().get("/refunds?status=FAILED&limit=100").then()
+                .body("items.findAll { it.id == '" + refundId + "' }.size()", is(1));
+        assertEquals(failedBefore + 1,
+                Meters.count(registry, RefundOutcomes.METRIC, "provider", "stripe", "status", "failed"));
+        assertOwedAgain(scene);
+    }
+
+    /** The whole capture is owed again: a new refund for it goes out, with a new key. */
+    private void assertOwedAgain(Scene scene) {
+        String again = sent(scene, CAPTURED, "re_again_" + scene.suffix());
+        assertEquals(2, refundsSent().size(), "the amount owed again goes out as a new refund with a new key");
+        assertEquals("orderflow-refund-" + again, refundsSent().get(1).getHeader("Idempotency-Key"));
+    }
+
+    /** One reconciliation run about refund {@code refundId} only: whatever else of the shared database is stale waits. */
+    private void reconcile(String refundId) {
+        Sql.update("update payment_attempts set updated_at = now() where updated_at < now() - interval '10 minutes'");
+        Sql.update("update provider_commands set updated_at = now() where updated_at < now() - interval '10 minutes'"
+                + " and id <> ?", UUID.fromString(refundId));
+        try {
+            VertxContextSupport.subscribeAndAwait(() -> reconciler.reconcile());
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void shouldRecordAnAnomalyForAProviderRefundThatNoRefundOfOursAccountsFor() {
+        Scene scene = scene("extra", false);
+        String suffix = scene.suffix();
+        String charge = scene.charge();
+        String intent = scene.intent();
+        String id = scene.orderId();
+        String refundId = sent(scene, 1000, "re_ours_" + suffix);
+        refundEvent("refund.updated", "re_ours_" + suffix, charge, intent, 1000, "succeeded", refundId).then()
+                .statusCode(200).header("Payment-Outcome", "applied");
+        double before = Meters.count(registry, "orderflow.payments.anomalies", "kind", "unaccounted-refund");
+
+        // a second provider refund whose metadata names ours, and one no refund of ours names at all
+        refundEvent("refund.updated", "re_twice_" + suffix, charge, intent, 1000, "succeeded", refundId).then()
+                .statusCode(200).header("Payment-Outcome", "unaccounted-refund");
+        refundEvent("refund.created", "re_dashboard_" + suffix, charge, intent, 500, "succeeded", "not-ours").then()
+                .statusCode(200).header("Payment-Outcome", "unaccounted-refund");
+
+        for (String providerRefund : List.of("re_twice_" + suffix, "re_dashboard_" + suffix)) {
+            assertEquals(1, Sql.count("select count(*) from payment_anomalies where order_id = ? and kind ="
+                    + " 'unaccounted-refund' and provider_txn_id = ?", UUID.fromString(id), providerRefund));
+        }
+        assertEquals(before + 2, Meters.count(registry, "orderflow.payments.anomalies", "kind", "unaccounted-refund"));
+        Auth.operator().get("/orders/" + id).then().body("refundedAmount", is(1000)).body("status", is("PAID"));
+    }
+
+    /** A mockpay refund event about refund {@code refundId} of ours (and, for a failure, why). */
+    private static String mockpayRefund(String type, String orderId, long amount, String txn, String refundId) {
+        String event = Callbacks.event("evt-" + UUID.randomUUID(), type, orderId, amount, "EUR", txn);
+        return event.substring(0, event.length() - 1) + ",\"refundId\":\"" + refundId + "\",\"reason\":\"card closed\"}";
+    }
+
+    @Test
+    void shouldSettleMockpayRefundsFromTheirCallbacksWhichNameTheRefund() {
+        String id = createOrder();
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        String txn = "txn-mock-" + UUID.randomUUID();
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR", txn)).then().statusCode(200);
+        String failing = refund(id, 1000, newKey()).then().statusCode(202).extract().path("id");
+        runWorker(id);
+
+        Callbacks.deliver(mockpayRefund("REFUND_FAILED", id, 1000, txn, failing)).then().statusCode(200)
+                .body("outcome", is("applied"));
+        Auth.operator().get("/orders/" + id + "/refunds/" + failing).then().body("status", is("FAILED"))
+                .body("failureReason", is("card closed"));
+        String whole = refund(id, AMOUNT, newKey()).then().statusCode(202).extract().path("id");
+        runWorker(id);
+        Callbacks.deliver(mockpayRefund("REFUND_SUCCEEDED", id, AMOUNT, txn, whole)).then().statusCode(200);
+
+        Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"))
+                .body("refundedAmount", is((int) AMOUNT));
+        assertEquals(1, Sql.historyCount(id, "REFUND_COMPLETED"));
+    }
+
+    @Test
+    void shouldRefundWhatIsLeftWhenAPartlyRefundedPaidOrderIsCancelled() {
+        Scene scene = scene("left", false);
+        String suffix = scene.suffix();
+        String charge = scene.charge();
+        String intent = scene.intent();
+        String id = scene.orderId();
+        refund(id, 1500, newKey()).then().statusCode(202);
+
+        post(id, "cancel", Map.of()).then().statusCode(200).body("status", is("REFUND_PENDING"));
+
+        assertEquals(1, Sql.count("select count(*) from refunds where order_id = ? and amount = 2500 and status ="
+                + " 'PENDING'", UUID.fromString(id)), "the cancel refunds the 2500 left, beside the 1500 refund");
+        assertEquals(2, Sql.count("select count(*) from provider_commands where order_id = ?", UUID.fromString(id)));
+    }
+}
