@@ -67,6 +67,16 @@ class HttpEdgeTest {
     }
 
     @Test
+    void shouldRefuseTwoIdempotencyKeyHeadersWithA400ProblemAndWriteNothing() {
+        String customer = newCustomer();
+        Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                .header("Idempotency-Key", newKey()).header("Idempotency-Key", newKey()).body(orderBody(customer))
+                .post("/orders").then().statusCode(400).contentType("application/problem+json")
+                .body("type", is(TYPES + "idempotency-key-invalid"));
+        assertEquals(0, io.orderflow.support.Sql.count("select count(*) from orders where customer_id = ?", customer));
+    }
+
+    @Test
     void shouldAnswerAMethodThePathDoesNotTakeWithA405Problem() {
         String order = createOrder();
         // methods the contract does not list for these paths: the requests are deliberately outside it

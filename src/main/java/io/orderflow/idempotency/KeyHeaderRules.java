@@ -9,20 +9,25 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * An Idempotency-Key header that is sent but empty is a malformed key ({@code idempotency-key-invalid}), not a
- * missing one: the REST layer hands an empty header value to resources as absent, so it is told apart here.
+ * What the REST layer would hide about the Idempotency-Key header, told apart here as a malformed key
+ * ({@code idempotency-key-invalid}): a header sent but empty (handed to resources as absent, so "missing"), and the
+ * header sent twice (the first would win silently: which key did the client mean?).
  */
 @ApplicationScoped
-public class EmptyKeyHeader {
+public class KeyHeaderRules {
 
     private final ProblemMapper problems;
 
-    public EmptyKeyHeader(ProblemMapper problems) {
+    public KeyHeaderRules(ProblemMapper problems) {
         this.problems = problems;
     }
 
     @ServerRequestFilter
-    public Response refuseEmptyKey(HttpServerRequest request) {
+    public Response refuseEmptyOrTwoKeys(HttpServerRequest request) {
+        if (request.headers().getAll(IdempotencyKeys.HEADER).size() > 1) {
+            return problems.toReply(Problem.of(ProblemType.IDEMPOTENCY_KEY_INVALID,
+                    "Send one Idempotency-Key header, not several"), null).toResponse();
+        }
         String key = request.getHeader(IdempotencyKeys.HEADER);
         if (key == null || !key.isBlank()) {
             return null;
