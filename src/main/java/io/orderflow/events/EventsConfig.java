@@ -20,6 +20,8 @@ public interface EventsConfig {
 
     Relay relay();
 
+    Purge purge();
+
     interface Redis {
 
         /** The stream the relay appends events to, one entry per event with the single field {@code event}. */
@@ -40,9 +42,16 @@ public interface EventsConfig {
         /** Most events claimed by one relay transaction (at most one per order). */
         @WithDefault("100")
         int batchSize();
+    }
 
-        /** Most published events deleted by one purge statement once past {@link EventsConfig#retention()}. */
+    interface Purge {
+
+        /** How often each replica deletes published events past {@link EventsConfig#retention()} ({@code off}). */
+        @WithDefault("60s")
+        String every();
+
+        /** Most events deleted by one purge statement. */
         @WithDefault("1000")
-        int purgeBatchSize();
+        int batchSize();
     }
 }

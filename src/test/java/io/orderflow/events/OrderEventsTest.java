@@ -10,6 +10,7 @@ import io.cloudevents.SpecVersion;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.OutboxEvents;
+import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URI;
 import java.util.ArrayList;
@@ -99,6 +100,25 @@ class OrderEventsTest {
         assertEquals(4, events.size());
         assertEquals("io.orderflow.order.ship", OutboxEvents.cloudEvent(events.get(3)).getType());
         assertNull(OutboxEvents.tree(events.get(0)).get("data").get("from").textValue());
+    }
+
+    /**
+     * Debezium's outbox event router reads, by default, {@code id} (the event id), {@code aggregatetype} (the topic
+     * it routes to), {@code aggregateid} (the message key) and {@code payload}; docs/events.md adds {@code type} as a
+     * header. A Debezium user relies on these columns and on the payload being the event itself.
+     */
+    @Test
+    void shouldKeepTheColumnsAndThePayloadDebeziumsOutboxRouterReads() {
+        assertEquals(List.of("aggregateid text", "aggregatetype text", "id uuid", "payload jsonb", "type text"),
+                Sql.strings("select column_name || ' ' || udt_name from information_schema.columns where table_name ="
+                        + " 'outbox' and column_name in ('id', 'aggregatetype', 'aggregateid', 'type', 'payload')"
+                        + " order by column_name"));
+        String id = createOrder();
+        post(id, "cancel", Map.of("reason", "router")).then().statusCode(200);
+        assertEquals(List.of("order " + id + " io.orderflow.order.created", "order " + id + " io.orderflow.order.cancel"),
+                Sql.strings("select aggregatetype || ' ' || aggregateid || ' ' || type from outbox where aggregateid = ?"
+                        + " and payload->>'id' = cast(id as text) and payload->>'subject' = aggregateid"
+                        + " and payload->>'type' = type order by seq", id));
     }
 
     private static JsonNode shown(String id) {
