@@ -56,6 +56,15 @@ public class Db {
         return run(Resend.WHEN_NOTHING_DONE, work);
     }
 
+    /**
+     * Runs {@code work} in one transaction (BEGIN, its statements, COMMIT) of a stateless session of its own: for
+     * background work that must hold row locks across statements and another system's answer (the event relay). Not
+     * shed, never re-sent (its caller retries on its next round) and not counted with the requests' units of work.
+     */
+    public <T> Uni<T> transaction(Function<Mutiny.StatelessSession, Uni<T>> work) {
+        return sessions.withStatelessTransaction(work).ifNoItem().after(config.statementTimeout()).fail();
+    }
+
     /** As {@link #run(Function)}, re-sent after a broken connection as {@code resend} allows. */
     public <T> Uni<T> run(Resend resend, Function<Mutiny.StatelessSession, Uni<T>> work) {
         return Uni.createFrom().deferred(() -> {

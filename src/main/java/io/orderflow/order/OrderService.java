@@ -85,9 +85,14 @@ public class OrderService {
         return mapping.fromRowJson(row);
     }
 
-    /** Stores a new order; with a claim, its idempotency record goes into the same statement. */
+    /**
+     * Stores a new order; with a claim, its idempotency record goes into the same statement, and so do what the
+     * participants write with a creation (its event).
+     */
     public Uni<Reply> create(Order order, KeyClaim claim, Function<Order, Reply> render) {
-        return orders.insert(order, recordOf(claim)).map(stored -> {
+        List<SameStatementWrite> writes = new ArrayList<>(recordOf(claim));
+        participants.forEach(participant -> writes.addAll(participant.creationWrites()));
+        return orders.insert(order, writes).map(stored -> {
             recorded(claim);
             return render.apply(stored);
         });

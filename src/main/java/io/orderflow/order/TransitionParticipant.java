@@ -23,6 +23,14 @@ public interface TransitionParticipant {
     Uni<Participation> participate(TransitionCommand command, Instant now);
 
     /**
+     * What this participant adds to the statement that creates an order: writes reading the created row (the
+     * orders table's columns). None by default.
+     */
+    default List<SameStatementWrite> creationWrites() {
+        return List.of();
+    }
+
+    /**
      * Members to add again to the replayed answer of a keyed request that moved an order: the first answer's
      * {@link Participation#reply()} is never stored, so it is read again from where it lives (the payment
      * module re-reads the shopper's credential from the provider). Empty when there is nothing to add.

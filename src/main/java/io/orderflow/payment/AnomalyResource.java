@@ -1,5 +1,6 @@
 package io.orderflow.payment;
 
+import io.orderflow.common.http.QueryNumbers;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
@@ -37,11 +38,11 @@ public class AnomalyResource {
     /** Both parameters are taken as text: a value JAX-RS cannot convert would otherwise be answered 404. */
     @GET
     public Uni<Page> list(@RestQuery String limit, @RestQuery String after) {
-        int size = limit == null ? 20 : (int) number(limit, 3);
+        int size = limit == null ? 20 : (int) QueryNumbers.parse(limit, 3);
         if (size < 1 || size > MAX_PAGE) {
             throw ProblemException.of(ProblemType.INVALID_REQUEST, "limit must be between 1 and " + MAX_PAGE);
         }
-        long from = after == null ? 0 : number(after, 19);
+        long from = after == null ? 0 : QueryNumbers.parse(after, 19);
         if (from < 0) {
             throw ProblemException.of(ProblemType.INVALID_REQUEST, "after must be the next value of a previous page");
         }
@@ -49,17 +50,5 @@ public class AnomalyResource {
                 found.stream().map(a -> new Item(a.id, a.orderId, a.provider, a.eventId, a.providerTxnId, a.kind,
                         a.detail, a.at)).toList(),
                 found.size() == size ? String.valueOf(found.get(found.size() - 1).id) : null));
-    }
-
-    /** Decimal digits only (no sign, no blank), at most {@code digits} of them and a long; else -1. */
-    private static long number(String text, int digits) {
-        if (text.isEmpty() || text.length() > digits || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            return -1;
-        }
-        try {
-            return Long.parseLong(text);
-        } catch (NumberFormatException beyondLong) {
-            return -1;
-        }
     }
 }

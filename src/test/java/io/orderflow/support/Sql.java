@@ -33,6 +33,19 @@ public final class Sql {
         });
     }
 
+    /** The first column of every row, as text. */
+    public static java.util.List<String> strings(String sql, Object... params) {
+        return run(sql, params, ps -> {
+            java.util.List<String> found = new java.util.ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.add(rs.getString(1));
+                }
+            }
+            return found;
+        });
+    }
+
     public static int update(String sql, Object... params) {
         return run(sql, params, PreparedStatement::executeUpdate);
     }

@@ -1,0 +1,96 @@
+package io.orderflow.events;
+
+import io.orderflow.common.Db;
+import io.orderflow.common.Lifecycle;
+import io.orderflow.common.Times;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.redis.datasource.stream.ReactiveStreamCommands;
+import io.quarkus.redis.datasource.stream.XAddArgs;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+import java.util.Map;
+import org.jboss.logging.Logger;
+
+/**
+ * Publishes the outbox to the Redis Stream, at least once and in order per order, from every replica at once. One
+ * round is one transaction: claim the oldest unpublished event of up to {@link EventsConfig.Relay#batchSize()}
+ * orders ({@link Outbox#claim}, skipping what another replica holds), {@code XADD} each, then mark them published
+ * with their feed positions and commit. A crash between the XADD and the commit leaves the rows unpublished, so a
+ * relay sends them again: consumers deduplicate on the CloudEvent id. Rounds follow each other until nothing is
+ * eligible, so an order's next event goes out in the round after its predecessor's.
+ */
+@ApplicationScoped
+public class EventRelay {
+
+    private static final Logger LOG = Logger.getLogger(EventRelay.class);
+
+    /** Rounds per scheduled run at most, so that a run under a steady stream of events ends and the next starts. */
+    static final int MAX_ROUNDS = 50;
+
+    private final Db db;
+    private final Outbox outbox;
+    private final EventsConfig config;
+    private final EventMetrics metrics;
+    private final Lifecycle lifecycle;
+    private final Times times;
+    private final ReactiveStreamCommands<String, String, String> stream;
+    private final XAddArgs trimmed;
+
+    public EventRelay(Db db, Outbox outbox, EventsConfig config, EventMetrics metrics, Lifecycle lifecycle,
+            Times times, ReactiveRedisDataSource redis) {
+        this.db = db;
+        this.outbox = outbox;
+        this.config = config;
+        this.metrics = metrics;
+        this.lifecycle = lifecycle;
+        this.times = times;
+        this.stream = redis.stream(String.class, String.class, String.class);
+        this.trimmed = new XAddArgs().maxlen(config.redis().maxLength()).nearlyExactTrimming();
+    }
+
+    /** Not while the application starts or shuts down: a round would race the closing pool for nothing. */
+    @Scheduled(every = "${events.relay.every:200ms}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    Uni<Void> scheduled() {
+        if (!lifecycle.running()) {
+            return Uni.createFrom().voidItem();
+        }
+        return relay().onFailure().recoverWithItem(failure -> {
+            metrics.relayFailed();
+            LOG.warnf("Event relay round failed, its events stay in the outbox for the next one: %s",
+                    failure.toString());
+            return 0;
+        }).replaceWithVoid();
+    }
+
+    /** Relays until nothing is eligible (or {@link #MAX_ROUNDS} rounds); returns how many events went out. */
+    public Uni<Integer> relay() {
+        return rounds(0, 0);
+    }
+
+    private Uni<Integer> rounds(int done, int published) {
+        return round().chain(n -> n == 0 || done + 1 >= MAX_ROUNDS ? Uni.createFrom().item(published + n)
+                : rounds(done + 1, published + n));
+    }
+
+    private Uni<Integer> round() {
+        return db.transaction(session -> outbox.claim(session, config.relay().batchSize()).chain(claimed -> {
+            metrics.lag(claimed.isEmpty() ? 0 : claimed.get(0).ageSeconds());
+            if (claimed.isEmpty()) {
+                return Uni.createFrom().item(0);
+            }
+            return append(claimed).chain(() -> outbox.markPublished(session, claimed, times.now()))
+                    .replaceWith(claimed.size());
+        }));
+    }
+
+    /** One XADD per event, sent together: the events of one round belong to distinct orders. */
+    private Uni<Void> append(List<Outbox.Claimed> events) {
+        List<Uni<String>> adds = events.stream()
+                .map(event -> stream.xadd(config.redis().stream(), trimmed, Map.of("event", event.payload())))
+                .toList();
+        return Uni.join().all(adds).andFailFast()
+                .invoke(ids -> metrics.published(EventMetrics.Way.STREAM, ids.size())).replaceWithVoid();
+    }
+}

@@ -1,0 +1,86 @@
+package io.orderflow.events;
+
+import io.orderflow.common.Db;
+import io.orderflow.common.GroupedWrites;
+import io.orderflow.common.Resend;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
+import java.util.List;
+import org.hibernate.reactive.mutiny.Mutiny;
+
+/**
+ * The outbox table as the relay, the feed and the purge use it. The rows are written by the changes' own statements
+ * ({@link OrderEventsParticipant}); this class only claims, publishes, pages and purges them.
+ */
+@ApplicationScoped
+public class Outbox {
+
+    /**
+     * The advisory lock under which positions are drawn and committed: a relay holds it from drawing its batch's
+     * positions to its commit, so positions become visible in their own order and a feed reader that has seen
+     * position n will never find a smaller one appear later.
+     */
+    static final long POSITION_LOCK = 0x6f75_7462_6f78L; // "outbox"
+
+    /** An unpublished event claimed by a relay: its id, its CloudEvent JSON and how long it has waited. */
+    public record Claimed(String id, String payload, double ageSeconds) {
+    }
+
+    /** An event as the feed serves it: its position and its CloudEvent JSON. */
+    public record Published(long position, String payload) {
+    }
+
+    private final Db db;
+
+    public Outbox(Db db) {
+        this.db = db;
+    }
+
+    /**
+     * Locks up to {@code limit} unpublished events, oldest first, at most one per aggregate: the oldest unpublished
+     * one of each. An event whose predecessor another relay holds is not eligible until that one is published, so
+     * two relays never publish one order's events out of order; rows another relay holds are skipped, not waited on.
+     */
+    Uni<List<Claimed>> claim(Mutiny.StatelessSession session, int limit) {
+        return session.<Object[]>createNativeQuery("select cast(o.id as text), cast(o.payload as text),"
+                + " cast(extract(epoch from clock_timestamp() - o.created_at) as float8) from outbox o"
+                + " where o.published_at is null and not exists (select 1 from outbox p where p.published_at is null"
+                + " and p.aggregateid = o.aggregateid and p.seq < o.seq) order by o.seq limit :limit"
+                + " for update of o skip locked").setParameter("limit", limit).getResultList()
+                .map(rows -> rows.stream()
+                        .map(row -> new Claimed((String) row[0], (String) row[1], ((Number) row[2]).doubleValue()))
+                        .toList());
+    }
+
+    /**
+     * Marks the claimed events published and gives them their feed positions, in their outbox order, under
+     * {@link #POSITION_LOCK} (held until the caller's transaction commits).
+     */
+    Uni<Integer> markPublished(Mutiny.StatelessSession session, List<Claimed> events, Instant at) {
+        String ids = GroupedWrites.arrayLiteral(events.stream().map(event -> (Object) event.id()).toList());
+        return session.createNativeQuery("select cast(pg_advisory_xact_lock(:lock) as text)")
+                .setParameter("lock", POSITION_LOCK).getSingleResult()
+                .chain(() -> session.createNativeQuery("update outbox o set position = p.position, published_at = :at"
+                        + " from (select s.id, nextval('outbox_position') as position from (select id from outbox"
+                        + " where id = any(cast(cast(:ids as text) as uuid[])) order by seq) s) p where o.id = p.id")
+                        .setParameter("ids", ids).setParameter("at", at).executeUpdate());
+    }
+
+    /** Up to {@code limit} published events after position {@code after}, in position order. */
+    public Uni<List<Published>> after(long after, int limit) {
+        return db.run(Resend.READ, session -> session.<Object[]>createNativeQuery("select position,"
+                + " cast(payload as text) from outbox where position > :after order by position limit :limit")
+                .setParameter("after", after).setParameter("limit", limit).getResultList())
+                .map(rows -> rows.stream()
+                        .map(row -> new Published(((Number) row[0]).longValue(), (String) row[1])).toList());
+    }
+
+    /** Deletes up to {@code batch} events published before {@code cutoff}; returns how many. */
+    Uni<Integer> purge(Instant cutoff, int batch) {
+        return db.run(session -> session.createNativeQuery("delete from outbox o using (select id from outbox"
+                + " where published_at < :cutoff order by published_at limit :batch for update skip locked) old"
+                + " where o.id = old.id").setParameter("cutoff", cutoff).setParameter("batch", batch)
+                .executeUpdate());
+    }
+}
