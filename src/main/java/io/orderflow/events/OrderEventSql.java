@@ -52,6 +52,7 @@ final class OrderEventSql {
                 + r + "payment_provider, 'providerTxnId', " + r + "payment_txn_id, 'paidAt', outbox_instant(" + r
                 + "paid_at), 'refundedAt', outbox_instant(" + r + "refunded_at), 'attemptId', " + r
                 + "payment_attempt_id) end,"
+                + " 'refundedAmount', case when " + r + "payment_provider is not null then " + r + "refunded_amount end,"
                 + " 'shipment', case when " + r + "carrier is not null then jsonb_build_object('carrier', " + r
                 + "carrier, 'trackingNumber', " + r + "tracking_number, 'shippedAt', outbox_instant(" + r
                 + "shipped_at), 'deliveredAt', outbox_instant(" + r + "delivered_at)) end,"

@@ -58,6 +58,10 @@ public class PaymentCaptureEntity {
     @Column(name = "refunded_at")
     public Instant refundedAt;
 
+    /** What the capture's refunds PENDING or SUCCEEDED hold of its amount; the refund statement guards it (V23). */
+    @Column(name = "refund_held", nullable = false)
+    public long refundHeld;
+
     public record Key(String provider, String txnId) implements Serializable {
     }
 }

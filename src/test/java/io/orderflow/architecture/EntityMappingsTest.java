@@ -11,6 +11,7 @@ import io.orderflow.payment.PaymentAttemptEntity;
 import io.orderflow.payment.PaymentCaptureEntity;
 import io.orderflow.payment.ProviderCommandEntity;
 import io.orderflow.payment.ProviderRefundEntity;
+import io.orderflow.payment.RefundEntity;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.persistence.Column;
@@ -47,7 +48,7 @@ class EntityMappingsTest {
 
     private static final Set<Class<?>> ENTITIES = Set.of(OrderEntity.class, TransitionEntity.class,
             IdempotencyKey.class, SubmitToken.class, PaymentAttemptEntity.class, PaymentCaptureEntity.class,
-            ProviderCommandEntity.class, ProviderRefundEntity.class, PaymentAnomaly.class);
+            ProviderCommandEntity.class, ProviderRefundEntity.class, PaymentAnomaly.class, RefundEntity.class);
 
     private final Mutiny.SessionFactory sessions;
 
@@ -69,7 +70,7 @@ class EntityMappingsTest {
     @ParameterizedTest
     @ValueSource(classes = { OrderEntity.class, TransitionEntity.class, IdempotencyKey.class, SubmitToken.class,
             PaymentAttemptEntity.class, PaymentCaptureEntity.class, ProviderCommandEntity.class,
-            ProviderRefundEntity.class, PaymentAnomaly.class })
+            ProviderRefundEntity.class, PaymentAnomaly.class, RefundEntity.class })
     void shouldMapEveryColumnOfItsTableWithTheTablesTypeNullabilityAndLength(Class<?> entity) throws SQLException {
         assertEquals(schema(entity.getAnnotation(Table.class).name()), mapping(entity));
     }

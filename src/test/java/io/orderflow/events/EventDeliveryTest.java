@@ -10,6 +10,7 @@ import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Management;
 import io.orderflow.support.Await;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.OutboxEvents;
@@ -72,7 +73,7 @@ class EventDeliveryTest {
 
     @Test
     void shouldExposeTheEventSeriesFromStartup() {
-        String metrics = Auth.operator().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = Management.metrics();
         for (String series : List.of("orderflow_events_outbox_lag_seconds ",
                 "orderflow_events_published_total{way=\"redis-stream\"}",
                 "orderflow_events_published_total{way=\"feed\"}", "orderflow_events_relay_failures_total ")) {

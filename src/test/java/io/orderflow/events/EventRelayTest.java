@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * or a late transaction holds is held exactly when the test says.
  */
 @QuarkusTest
+@Tag("profile")
 @TestProfile(EventRelayTest.ByHand.class)
 class EventRelayTest {
 

@@ -31,7 +31,7 @@ public record OrderView(UUID id, String customerId, OrderStatus status, long ver
                 .map((LineItem i) -> new Item(i.sku(), i.quantity(), i.unitPrice())).toList();
         return new OrderView(order.id(), order.customerId(), order.status(), order.version(), order.currency(),
                 order.amount(), items, Payment.of(order.payment()),
-                order.payment() == null ? null : order.payment().refundedAmount(), order.shipment(), order.cancellation(), order.createdAt(),
-                order.updatedAt());
+                order.payment() == null ? null : order.payment().refundedAmount(), order.shipment(),
+                order.cancellation(), order.createdAt(), order.updatedAt());
     }
 }
