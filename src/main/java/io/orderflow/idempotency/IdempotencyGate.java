@@ -47,8 +47,9 @@ public class IdempotencyGate {
     }
 
     /**
-     * @param action the business work; when it writes a business row it records {@link KeyClaim#recordWith} in the
-     *        same statement and calls {@link KeyClaim#markRecorded}. It gets {@code null} for an unkeyed request.
+     * @param action the business work; when it writes a business row it writes
+     *        {@link KeyClaim#sameStatementRecord} in the same statement and calls {@link KeyClaim#markRecorded}. It
+     *        gets {@code null} for an unkeyed request.
      */
     public Uni<Reply> execute(KeyedRequest request, Function<KeyClaim, Uni<Reply>> action) {
         if (request.key() == null) {

@@ -46,9 +46,8 @@ public class GroupCommit {
 
         /**
          * Statements of one shape at PostgreSQL at once; further transitions queue for the next batch. Fewer make
-         * bigger batches: 2 instead of 4 moved 5.8 instead of 3.2 orders per statement under load and cut
-         * PostgreSQL's CPU per ship by a third, at no cost at low load (docs/benchmarks.md); 2 rather than 1, so
-         * that one batch waiting on a row lock does not hold up every transition of its kind.
+         * bigger batches and spend less of PostgreSQL's CPU per order (docs/benchmarks.md measures it); 2 rather
+         * than 1, so that one batch waiting on a row lock does not hold up every transition of its kind.
          */
         @WithDefault("2")
         int maxInFlight();
