@@ -16,6 +16,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.logging.Level;
@@ -73,6 +74,21 @@ class HttpEdgeTest {
                 .header("Idempotency-Key", newKey()).header("Idempotency-Key", newKey()).body(orderBody(customer))
                 .post("/orders").then().statusCode(400).contentType("application/problem+json")
                 .body("type", is(TYPES + "idempotency-key-invalid"));
+        assertEquals(0, io.orderflow.support.Sql.count("select count(*) from orders where customer_id = ?", customer));
+    }
+
+    @Test
+    void shouldRefuseAJsonBodyInUtf16Or32WithA400ProblemAndWriteNothing() {
+        String customer = newCustomer();
+        String json = new JsonObject(orderBody(customer)).encode();
+        byte[] utf16be = json.getBytes(StandardCharsets.UTF_16BE);
+        byte[] utf16leMarked = ("\uFEFF" + json).getBytes(StandardCharsets.UTF_16LE);
+        byte[] utf32 = json.getBytes(Charset.forName("UTF-32"));
+        for (byte[] body : List.of(utf16be, utf16leMarked, utf32)) {
+            Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+                    .header("Idempotency-Key", newKey()).body(body).post("/orders").then().statusCode(400)
+                    .contentType("application/problem+json").body("type", is(TYPES + "malformed-body"));
+        }
         assertEquals(0, io.orderflow.support.Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 

@@ -13,13 +13,15 @@ import jakarta.inject.Singleton;
 /**
  * A body means exactly one thing or it is refused: nothing after the JSON value, no field twice (never last-wins),
  * no float, string or boolean where a number belongs, no number where a string belongs, and no string carrying a
- * control character or an unpaired surrogate ({@link SafeText}). Each refusal is a 400 problem naming the field.
+ * control character or an unpaired surrogate ({@link SafeText}), no encoding but UTF-8 ({@link Utf8Only}). Each
+ * refusal is a 400 problem naming the field when there is one.
  */
 @Singleton
 public class StrictJson implements ObjectMapperCustomizer {
 
     @Override
     public void customize(ObjectMapper mapper) {
+        mapper.getFactory().setInputDecorator(new Utf8Only());
         mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
         mapper.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature());
