@@ -56,11 +56,11 @@ class FailoverIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     /**
      * What a failover legitimately leaves in the service's log, besides LogScan's documented degraded modes: a
-     * scheduled sweep whose statement lost its connection (the next run sweeps again); the Vert.x Redis client's
-     * ERROR line for each idle pooled connection the killed master reset or closed.
+     * scheduled sweep or event relay round whose statement lost its connection (the next run retries); the Vert.x
+     * Redis client's ERROR line for each idle pooled connection the killed master reset or closed.
      */
     private static final Pattern[] TOLERATED = { LogScan.REDIS_FALLBACK, LogScan.EVENT_LOOP_STALL,
-        LogScan.TRANSIENT_503, LogScan.SWEEP_FAILED_WHILE_STOPPING, Pattern.compile(
+        LogScan.TRANSIENT_503, LogScan.SWEEP_FAILED_WHILE_STOPPING, LogScan.EVENT_RELAY_RETRIED, Pattern.compile(
                 "ERROR \\[io\\.vertx\\.redis\\.client\\.impl\\.RedisConnectionManager\\].* Unhandled Error:"
                         + " (java\\.net\\.SocketException: Connection reset|io\\.netty\\.channel\\.\\w*ClosedChannelException)") };
     /**
