@@ -212,7 +212,11 @@ class GroupCommitTest {
                 }
                 slots.release();
                 // the first batch locked its orders up to middle (held here); the second waits on one of them
-                Await.until(() -> Sql.count(LOCK_WAITERS) == 2, "both batches to wait on a row lock");
+                // both batches wait on a row lock, unless the second reached PostgreSQL first: then it took first
+                // and last before the first batch and is done, and the first waits alone (no opposite order to test)
+                CompletableFuture<?> second = CompletableFuture.allOf(sent.get(3), sent.get(4));
+                Await.until(() -> Sql.count(LOCK_WAITERS) == (second.isDone() ? 1 : 2),
+                        "both batches to wait on a row lock");
                 try {
                     middleLock.rollback();
                 } catch (java.sql.SQLException e) {
@@ -248,8 +252,11 @@ class GroupCommitTest {
                     "the five to queue behind the held slots");
             slots.release();
             answers = sent.join();
-            assertEquals(statements + 1, Meters.count(registry, "orderflow.db.statements"),
-                    "the batch, not followed by one statement per row");
+            // the batch is one statement; a re-run row by row would add five more. The counter is the whole
+            // service's, and a background job (outbox purge, refund worker) may add one of its own meanwhile
+            double added = Meters.count(registry, "orderflow.db.statements") - statements;
+            assertTrue(added >= 1 && added < paid.size(),
+                    "the batch, not followed by one statement per row: " + added + " statements");
             stuckLock.rollback();
         }
         for (Response answer : answers) {
