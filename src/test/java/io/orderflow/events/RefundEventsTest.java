@@ -72,7 +72,8 @@ class RefundEventsTest {
     }
 
     @Test
-    void shouldPublishAFullRefundsSucceededEventBeforeTheOrdersRefundCompleted() {
+    void shouldPublishAFullRefundsSucceededEventBeforeTheOrdersRefundCompletedToTheStreamAndTheFeed() {
+        String start = OutboxEvents.drain(null).next();
         String txn = "txn-" + UUID.randomUUID();
         String id = paidWithMockpay(txn);
         String whole = issue(id, AMOUNT).then().statusCode(202).extract().path("id");
@@ -88,6 +89,9 @@ class RefundEventsTest {
                 id) == 0, "the relay to publish the order's events");
         List<JsonNode> streamed = OutboxEvents.about(id, OutboxEvents.stream(redis));
         assertEquals(written, streamed.stream().map(event -> event.get("type").asText()).toList(), "the stream");
+        // the feed's page is checked against openapi.yaml's EventPage by the contract filter
+        assertEquals(streamed, OutboxEvents.about(id, OutboxEvents.drain(start).events().stream()
+                .map(JsonNode::toString).toList()), "the feed serves the same events in the same order");
         JsonSchema schema = EventDeliveryTest.asyncApiSchema("RefundEvent");
         streamed.stream().filter(event -> event.get("type").asText().startsWith("io.orderflow.refund."))
                 .forEach(event -> assertEquals(Set.of(), schema.validate(event), "asyncapi.yaml's RefundEvent"));
