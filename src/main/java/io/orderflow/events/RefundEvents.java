@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * A refund's status change as a CloudEvent in the outbox, written by the statement that changes the refund (the
- * payment module's: issue, settle, a cancel's refund, a whole capture refunded) from the refund rows it wrote. Like
+ * payment module's: issue, settle, the refund a cancel owes) from the refund rows it wrote. Like
  * {@link OrderEventSql}, PostgreSQL builds the event, so {@code data.refund} is the refund exactly as
  * {@code GET /orders/{id}/refunds/{refundId}} renders it ({@code RefundView}: non-null members only, instants as
  * {@code outbox_instant}); a statement that changes no refund inserts nothing.
