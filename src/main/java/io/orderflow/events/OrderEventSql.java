@@ -9,7 +9,7 @@ package io.orderflow.events;
  */
 final class OrderEventSql {
 
-    /** The outbox's aggregate type for order events; refund events will carry their own. */
+    /** The outbox's aggregate type for order events; refund events carry {@link RefundEvents#AGGREGATE}. */
     static final String AGGREGATE = "order";
 
     /** Every order event's type starts so; a transition's ends with its event, the creation's with created. */

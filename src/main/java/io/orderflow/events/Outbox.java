@@ -11,7 +11,7 @@ import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
  * The outbox table as the relay, the feed and the purge use it. The rows are written by the changes' own statements
- * ({@link OrderEventsParticipant}); this class only claims, publishes, pages and purges them.
+ * ({@link OrderEventsParticipant}, {@link RefundEvents}); this class only claims, publishes, pages and purges them.
  */
 @ApplicationScoped
 public class Outbox {

@@ -2,6 +2,7 @@ package io.orderflow.payment;
 
 import io.orderflow.common.Callers;
 import io.orderflow.common.SameStatementWrite;
+import io.orderflow.events.RefundEvents;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.TransitionParticipant;
 import io.orderflow.order.domain.EventDetails;
@@ -27,9 +28,11 @@ public class PaymentParticipant implements TransitionParticipant {
     static final String SERVICE = "orderflow";
 
     private final AttemptStarts starts;
+    private final SameStatementWrite refundEvent;
 
-    public PaymentParticipant(AttemptStarts starts) {
+    public PaymentParticipant(AttemptStarts starts, RefundEvents refundEvents) {
         this.starts = starts;
+        this.refundEvent = refundEvents.written();
     }
 
     @Override
@@ -41,14 +44,14 @@ public class PaymentParticipant implements TransitionParticipant {
             List<SameStatementWrite> writes = new ArrayList<>(reportWrites(command, report, now));
             if (command.event() == OrderEvent.PAYMENT_SUCCEEDED) {
                 // a capture after a cancel goes back
-                writes.addAll(ProviderCommands.refundOwedBy(UUID.randomUUID(), SERVICE, now));
+                writes.addAll(ProviderCommands.refundOwedBy(UUID.randomUUID(), SERVICE, now, refundEvent));
             }
             return writing(writes);
         }
         if (command.event() == OrderEvent.CANCEL) {
             // a CANCEL of a paid order owes the refund of its capture: a durable command, in the same statement
             return writing(ProviderCommands.refundOwedBy(UUID.randomUUID(),
-                    command.owner() != null ? command.owner() : Callers.OPERATOR, now));
+                    command.owner() != null ? command.owner() : Callers.OPERATOR, now, refundEvent));
         }
         return Uni.createFrom().item(Participation.NONE);
     }

@@ -52,6 +52,13 @@ public class ProviderCommands {
     private static final String OWED = " from %s r where r.status = 'REFUND_PENDING' and r.payment_txn_id is not null"
             + " and " + LEFT + " > 0";
 
+    /** The refund a move to REFUND_PENDING owes, as a relation with the refunds table's columns (none: empty). */
+    private static final String OWED_REFUND = "(select cast(:o_refund as uuid) as id, r.id as order_id,"
+            + " r.payment_provider as provider, r.payment_txn_id as capture_txn_id, " + LEFT + " as amount,"
+            + " r.currency, coalesce(r.cancel_reason, 'order cancelled') as reason, cast(:o_by as text) as issued_by,"
+            + " 'PENDING' as status, cast(null as text) as provider_refund_id, cast(null as text) as failure_reason,"
+            + " cast(:o_at as timestamptz) as created_at, cast(:o_at as timestamptz) as updated_at" + OWED + ")";
+
     /**
      * The refund an order that moved to REFUND_PENDING owes for the capture that paid it (a CANCEL of a paid order,
      * a capture that arrived after a cancel): what is left of the capture (its amount minus refunds PENDING or
@@ -60,18 +67,19 @@ public class ProviderCommands {
      * the moved row and the same snapshot). The capture's hold grows by what this refund gives back, re-read under
      * the row's lock: a refund issued meanwhile makes it exceed the capture, and the check fails the move rather
      * than promise more than was captured. (A capture recorded in the same statement holds its refund itself:
-     * {@link PaymentWrites#captured}.)
+     * {@link PaymentWrites#captured}.) The refund's {@code event} ({@code RefundEvents.written}) reads the same
+     * relation as its insert.
      */
-    public static List<SameStatementWrite> refundOwedBy(UUID refundId, String issuedBy, Instant at) {
+    public static List<SameStatementWrite> refundOwedBy(UUID refundId, String issuedBy, Instant at,
+            SameStatementWrite event) {
         return List.of(
                 SameStatementSql.of("update payment_captures k set refund_held = k.refund_held + " + LEFT
                         + " from %s r where r.status = 'REFUND_PENDING' and k.order_id = r.id"
                         + " and k.provider = r.payment_provider and k.txn_id = r.payment_txn_id and " + LEFT + " > 0"),
                 SameStatementSql.of("insert into refunds (id, order_id, provider, capture_txn_id, amount, currency,"
-                        + " reason, issued_by, status, created_at, updated_at) select :o_refund, r.id,"
-                        + " r.payment_provider, r.payment_txn_id, " + LEFT + ", r.currency,"
-                        + " coalesce(r.cancel_reason, 'order cancelled'), :o_by, 'PENDING', cast(:o_at as timestamptz),"
-                        + " cast(:o_at as timestamptz)" + OWED, "o_refund", refundId, "o_by", issuedBy, "o_at", at),
+                        + " reason, issued_by, status, provider_refund_id, failure_reason, created_at, updated_at)"
+                        + " select * from " + OWED_REFUND + " f", "o_refund", refundId, "o_by", issuedBy, "o_at", at),
+                SameStatementSql.reading(event, OWED_REFUND, "o_refund", refundId, "o_by", issuedBy, "o_at", at),
                 SameStatementSql.of(INSERT + " select :o_refund, 'REFUND', r.id, r.payment_provider, a.reference,"
                         + " r.payment_txn_id, " + LEFT + ", r.currency, 'PENDING', 0, cast(:o_at as timestamptz),"
                         + " cast(:o_at as timestamptz), cast(:o_at as timestamptz) from %s r"

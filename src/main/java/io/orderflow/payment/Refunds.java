@@ -6,6 +6,7 @@ import io.orderflow.common.Db;
 import io.orderflow.common.Resend;
 import io.orderflow.common.SameStatementWrite;
 import io.orderflow.common.json.PgTimestamps;
+import io.orderflow.events.RefundEvents;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
@@ -40,6 +41,10 @@ public class Refunds {
             + " cast(:now as timestamptz), cast(:now as timestamptz), cast(:now as timestamptz) from refund f"
             + " join held h on true left join payment_attempts a on a.id = h.attempt_id)";
 
+    /** What the statements' event writes ({@link RefundEvents}) read: the refund recorded, the refunds settled. */
+    private static final String ISSUED_ROWS = "refund";
+    private static final String SETTLED_ROWS = "settled";
+
     /**
      * A refund's answer from its provider, once: PENDING to SUCCEEDED (the order's refunded amount grows) or FAILED
      * (its amount is released from the capture: owed again). Returns the refund, or nothing when it was not PENDING.
@@ -51,8 +56,7 @@ public class Refunds {
             + " released as (update payment_captures k set refund_held = k.refund_held - s.amount from settled s"
             + " where s.status = 'FAILED' and k.provider = s.provider and k.txn_id = s.capture_txn_id),"
             + " counted as (update orders o set refunded_amount = o.refunded_amount + s.amount from settled s"
-            + " where s.status = 'SUCCEEDED' and o.id = s.order_id and o.status <> 'REFUNDED')"
-            + " select * from settled";
+            + " where s.status = 'SUCCEEDED' and o.id = s.order_id and o.status <> 'REFUNDED')";
 
     /** What is asked: {@code amount} of the order's capture back, for {@code reason}, by {@code issuedBy}. */
     public record Issue(UUID id, UUID orderId, long amount, String reason, String issuedBy, Instant at) {
@@ -60,10 +64,18 @@ public class Refunds {
 
     private final Db db;
     private final ObjectReader rows;
+    private final SameStatementWrite event;
+    private final String issueSql;
+    private final String settleSql;
 
-    public Refunds(Db db, ObjectMapper json) {
+    public Refunds(Db db, ObjectMapper json, RefundEvents events) {
         this.db = db;
         this.rows = PgTimestamps.rowReader(json, RefundEntity.class);
+        // the refund's event is one more CTE of the statement that changes it: it exists exactly when the change does
+        this.event = events.written();
+        this.issueSql = ISSUE + ", issued_event as (" + event.sql(ISSUED_ROWS) + ")";
+        this.settleSql = SETTLE + ", settled_event as (" + event.sql(SETTLED_ROWS) + ") select * from "
+                + SETTLED_ROWS;
     }
 
     /**
@@ -76,13 +88,15 @@ public class Refunds {
                 : ", recorded as (" + record.sql("(select f.order_id as id, to_jsonb(f) as refund from refund f)")
                         + ")";
         return db.run(session -> {
-            var query = session.createNativeQuery(ISSUE + recorded + " select * from refund", RefundEntity.class)
+            var query = session.createNativeQuery(issueSql + recorded + " select * from " + ISSUED_ROWS,
+                    RefundEntity.class)
                     .setParameter("amount", issue.amount()).setParameter("order", issue.orderId())
                     .setParameter("id", issue.id()).setParameter("reason", issue.reason())
                     .setParameter("by", issue.issuedBy()).setParameter("now", issue.at());
             if (record != null) {
                 record.parameters().forEach(query::setParameter);
             }
+            event.parameters().forEach(query::setParameter);
             return query.getResultList();
         }).map(found -> found.stream().map(RefundEntity::toView).toList());
     }
@@ -124,10 +138,13 @@ public class Refunds {
      */
     public Uni<RefundView> settle(UUID id, RefundView.Status status, String providerRefundId, String reason,
             Instant at) {
-        return db.run(session -> session.createNativeQuery(SETTLE, RefundEntity.class).setParameter("id", id)
-                .setParameter("status", status.name()).setParameter("provider_refund", providerRefundId)
-                .setParameter("reason", reason).setParameter("now", at).getResultList())
-                .map(found -> found.isEmpty() ? null : found.get(0).toView());
+        return db.run(session -> {
+            var query = session.createNativeQuery(settleSql, RefundEntity.class).setParameter("id", id)
+                    .setParameter("status", status.name()).setParameter("provider_refund", providerRefundId)
+                    .setParameter("reason", reason).setParameter("now", at);
+            event.parameters().forEach(query::setParameter);
+            return query.getResultList();
+        }).map(found -> found.isEmpty() ? null : found.get(0).toView());
     }
 
     /** What is left to refund of the order's capture, or null when the order holds no refundable capture. */

@@ -13,7 +13,19 @@ final class SameStatementSql {
 
     /** A write whose SQL names the moved rows with {@code %s}; parameters as name, value pairs. */
     static SameStatementWrite of(String sql, Object... pairs) {
-        Map<String, Object> params = new HashMap<>();
+        return withParameters(sql, Map.of(), pairs);
+    }
+
+    /**
+     * {@code write} (a refund's event, say) reading its rows from {@code relation}, SQL that names the moved rows with
+     * {@code %s}; the relation's parameters as name, value pairs.
+     */
+    static SameStatementWrite reading(SameStatementWrite write, String relation, Object... pairs) {
+        return withParameters(write.sql(relation), write.parameters(), pairs);
+    }
+
+    private static SameStatementWrite withParameters(String sql, Map<String, Object> given, Object... pairs) {
+        Map<String, Object> params = new HashMap<>(given);
         for (int i = 0; i < pairs.length; i += 2) {
             params.put((String) pairs[i], pairs[i + 1]);
         }

@@ -32,7 +32,8 @@
  * is transient.</li>
  * <li>Money owed back: a refund owed is a durable command ({@link io.orderflow.payment.ProviderCommands}) written in
  * the statement of the decision that owes it; {@link io.orderflow.payment.RefundWorker} sends it with the command's
- * own idempotency key.</li>
+ * own idempotency key. Each status change of a refund writes its CloudEvent into the outbox in the statement that
+ * makes it ({@code RefundEvents}, the events module's: payment may use events, never the other way round).</li>
  * <li>The janitor: {@link io.orderflow.payment.Reconciler} asks providers about what stayed pending or unconfirmed,
  * and applies their answers ({@link io.orderflow.payment.QueryAnswers}) exactly like notifications.</li>
  * </ul>

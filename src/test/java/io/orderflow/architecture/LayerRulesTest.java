@@ -34,6 +34,12 @@ class LayerRulesTest {
             .because("payments call into orders through the one transition path, never the other way round");
 
     @ArchTest
+    static final ArchRule theEventsFeatureShouldNeverUseThePaymentFeature = noClasses()
+            .that().resideInAPackage("io.orderflow.events..")
+            .should().dependOnClassesThat().resideInAPackage("io.orderflow.payment..")
+            .because("payment writes a refund's event through events' RefundEvents, which knows refunds as rows");
+
+    @ArchTest
     static final ArchRule commonShouldUseNoFeature = noClasses()
             .that().resideInAPackage("io.orderflow.common..")
             .should().dependOnClassesThat().resideInAnyPackage(

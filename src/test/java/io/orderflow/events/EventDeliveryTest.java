@@ -67,7 +67,7 @@ class EventDeliveryTest {
             events.forEach(e -> assertEquals(e.get("id").asText(), OutboxEvents.cloudEvent(e.toString()).getId()));
         }
         assertEquals(streamed, fed, "the same events both ways");
-        JsonSchema schema = asyncApiSchema();
+        JsonSchema schema = asyncApiSchema("OrderEvent");
         streamed.forEach(e -> assertEquals(Set.of(), schema.validate(e), "asyncapi.yaml's OrderEvent: " + e));
     }
 
@@ -81,12 +81,12 @@ class EventDeliveryTest {
         }
     }
 
-    /** asyncapi.yaml's OrderEvent schema, with its references resolved inside the document. */
-    static JsonSchema asyncApiSchema() {
+    /** asyncapi.yaml's schema {@code name} (OrderEvent, RefundEvent), with its references resolved inside it. */
+    static JsonSchema asyncApiSchema(String name) {
         try {
             JsonNode document = new YAMLMapper().readTree(Path.of("asyncapi.yaml").toFile());
             JsonNode schemas = document.get("components").get("schemas");
-            String text = schemas.get("OrderEvent").toString()
+            String text = schemas.get(name).toString()
                     .replace("\"$ref\":\"#/components/schemas/", "\"$ref\":\"#/$defs/");
             JsonNode root = new YAMLMapper().readTree(text);
             ((com.fasterxml.jackson.databind.node.ObjectNode) root).set("$defs", new YAMLMapper().readTree(

@@ -339,12 +339,6 @@ class RefundsTest extends SandboxedProviderTest {
         Auth.operator().get("/orders/" + id).then().body("refundedAmount", is(1000)).body("status", is("PAID"));
     }
 
-    /** A mockpay refund event about refund {@code refundId} of ours (and, for a failure, why). */
-    private static String mockpayRefund(String type, String orderId, long amount, String txn, String refundId) {
-        String event = Callbacks.event("evt-" + UUID.randomUUID(), type, orderId, amount, "EUR", txn);
-        return event.substring(0, event.length() - 1) + ",\"refundId\":\"" + refundId + "\",\"reason\":\"card closed\"}";
-    }
-
     @Test
     void shouldSettleMockpayRefundsFromTheirCallbacksWhichNameTheRefund() {
         String id = createOrder();
@@ -354,13 +348,13 @@ class RefundsTest extends SandboxedProviderTest {
         String failing = refund(id, 1000, newKey()).then().statusCode(202).extract().path("id");
         runWorker(id);
 
-        Callbacks.deliver(mockpayRefund("REFUND_FAILED", id, 1000, txn, failing)).then().statusCode(200)
+        Callbacks.deliver(Callbacks.refund("REFUND_FAILED", id, 1000, txn, failing)).then().statusCode(200)
                 .body("outcome", is("applied"));
         Auth.operator().get("/orders/" + id + "/refunds/" + failing).then().body("status", is("FAILED"))
                 .body("failureReason", is("card closed"));
         String whole = refund(id, AMOUNT, newKey()).then().statusCode(202).extract().path("id");
         runWorker(id);
-        Callbacks.deliver(mockpayRefund("REFUND_SUCCEEDED", id, AMOUNT, txn, whole)).then().statusCode(200);
+        Callbacks.deliver(Callbacks.refund("REFUND_SUCCEEDED", id, AMOUNT, txn, whole)).then().statusCode(200);
 
         Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"))
                 .body("refundedAmount", is((int) AMOUNT));

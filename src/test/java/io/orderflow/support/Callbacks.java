@@ -31,6 +31,13 @@ public final class Callbacks {
                 + "\",\"occurredAt\":\"" + Instant.now() + "\"}";
     }
 
+    /** A mockpay {@code REFUND_SUCCEEDED} or {@code REFUND_FAILED} about refund {@code refundId} of ours. */
+    public static String refund(String type, String orderId, long amount, String txnId, String refundId) {
+        String event = event("evt-" + UUID.randomUUID(), type, orderId, amount, "EUR", txnId);
+        return event.substring(0, event.length() - 1) + ",\"refundId\":\"" + refundId
+                + "\",\"reason\":\"card closed\"}";
+    }
+
     public static String signature(String secret, long timestamp, String body) {
         byte[] mac = SignatureVerifier.sign(secret, timestamp, body.getBytes(StandardCharsets.UTF_8));
         return "t=" + timestamp + ",v1=" + HexFormat.of().formatHex(mac);

@@ -1,0 +1,152 @@
+package io.orderflow.events;
+
+import static io.orderflow.support.OrderMother.*;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.networknt.schema.JsonSchema;
+import io.cloudevents.CloudEvent;
+import io.orderflow.support.Auth;
+import io.orderflow.support.Await;
+import io.orderflow.support.Callbacks;
+import io.orderflow.support.OutboxEvents;
+import io.orderflow.support.Sql;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A refund's status changes as CloudEvents in the outbox, written by the statements that change the refund: one per
+ * change, whose {@code data.refund} is the refund as {@code GET /orders/{id}/refunds/{refundId}} shows it right
+ * after; nothing for a refund that does not fit or a settle repeated; a refund that completes the order's refunds
+ * comes before the order's own event, in the outbox and in the stream.
+ */
+@QuarkusTest
+class RefundEventsTest {
+
+    @Inject
+    RedisDataSource redis;
+
+    @Test
+    void shouldWriteOneEventPerRefundStatusChangeWithTheRefundAsGetShowsIt() {
+        String txn = "txn-" + UUID.randomUUID();
+        String id = paidWithMockpay(txn);
+
+        String failing = issue(id, 1000).then().statusCode(202).extract().path("id");
+        Expected issued = expected(id, failing, "pending");
+        assertRefundEvents(id, List.of(issued));
+        issue(id, AMOUNT).then().statusCode(409); // does not fit beside the pending 1000
+        assertEquals(1, refundEvents(id).size(), "a refund that does not fit makes no event");
+
+        Callbacks.deliver(Callbacks.refund("REFUND_FAILED", id, 1000, txn, failing)).then().statusCode(200);
+        Expected failed = expected(id, failing, "failed");
+        Callbacks.deliver(Callbacks.refund("REFUND_FAILED", id, 1000, txn, failing)).then().statusCode(200);
+        Callbacks.deliver(Callbacks.refund("REFUND_SUCCEEDED", id, 1000, txn, failing)).then().statusCode(200);
+        assertRefundEvents(id, List.of(issued, failed));
+
+        String whole = issue(id, AMOUNT).then().statusCode(202).extract().path("id");
+        Expected pending = expected(id, whole, "pending");
+        Callbacks.deliver(Callbacks.refund("REFUND_SUCCEEDED", id, AMOUNT, txn, whole)).then().statusCode(200);
+        Expected succeeded = expected(id, whole, "succeeded");
+        Callbacks.deliver(Callbacks.refund("REFUND_SUCCEEDED", id, AMOUNT, txn, whole)).then().statusCode(200);
+        assertRefundEvents(id, List.of(issued, failed, pending, succeeded));
+    }
+
+    @Test
+    void shouldWriteThePendingEventOfTheRefundACancelOfAPaidOrderOwes() {
+        String id = paidWithMockpay("txn-" + UUID.randomUUID());
+        post(id, "cancel", Map.of("reason", "changed my mind")).then().statusCode(200)
+                .body("status", is("REFUND_PENDING"));
+        String owed = Auth.operator().get("/orders/" + id + "/refunds").then().statusCode(200).extract()
+                .path("items[0].id");
+        assertRefundEvents(id, List.of(expected(id, owed, "pending")));
+    }
+
+    @Test
+    void shouldPublishAFullRefundsSucceededEventBeforeTheOrdersRefundCompletedToTheStreamAndTheFeed() {
+        String start = OutboxEvents.drain(null).next();
+        String txn = "txn-" + UUID.randomUUID();
+        String id = paidWithMockpay(txn);
+        String whole = issue(id, AMOUNT).then().statusCode(202).extract().path("id");
+        Callbacks.deliver(Callbacks.refund("REFUND_SUCCEEDED", id, AMOUNT, txn, whole)).then().statusCode(200);
+        Auth.operator().get("/orders/" + id).then().statusCode(200).body("status", is("REFUNDED"));
+
+        List<String> written = List.of("io.orderflow.order.created", "io.orderflow.order.pay",
+                "io.orderflow.order.payment_succeeded", "io.orderflow.refund.pending",
+                "io.orderflow.refund.succeeded", "io.orderflow.order.refund_completed");
+        assertEquals(written, OutboxEvents.of(id).stream()
+                .map(event -> OutboxEvents.tree(event).get("type").asText()).toList(), "the outbox, in seq order");
+        Await.until(() -> Sql.count("select count(*) from outbox where aggregateid = ? and published_at is null",
+                id) == 0, "the relay to publish the order's events");
+        List<JsonNode> streamed = OutboxEvents.about(id, OutboxEvents.stream(redis));
+        assertEquals(written, streamed.stream().map(event -> event.get("type").asText()).toList(), "the stream");
+        // the feed's page is checked against openapi.yaml's EventPage by the contract filter
+        assertEquals(streamed, OutboxEvents.about(id, OutboxEvents.drain(start).events().stream()
+                .map(JsonNode::toString).toList()), "the feed serves the same events in the same order");
+        JsonSchema schema = EventDeliveryTest.asyncApiSchema("RefundEvent");
+        streamed.stream().filter(event -> event.get("type").asText().startsWith("io.orderflow.refund."))
+                .forEach(event -> assertEquals(Set.of(), schema.validate(event), "asyncapi.yaml's RefundEvent"));
+    }
+
+    /** What a refund's event should say: its type and GET's body right after the change. */
+    private record Expected(String type, JsonNode shown) {
+    }
+
+    private static Expected expected(String orderId, String refundId, String status) {
+        return new Expected("io.orderflow.refund." + status, OutboxEvents.tree(
+                Auth.operator().get("/orders/" + orderId + "/refunds/" + refundId).then().statusCode(200).extract()
+                        .asString()));
+    }
+
+    /** The order's refund events are exactly {@code made}, in order, each with the refund as GET showed it. */
+    private static void assertRefundEvents(String orderId, List<Expected> made) {
+        List<String> events = refundEvents(orderId);
+        assertEquals(made.size(), events.size(), events.toString());
+        for (int i = 0; i < made.size(); i++) {
+            CloudEvent event = OutboxEvents.cloudEvent(events.get(i));
+            JsonNode refund = made.get(i).shown();
+            assertEquals(made.get(i).type(), event.getType());
+            assertEquals(URI.create("/orderflow"), event.getSource());
+            assertEquals(orderId, event.getSubject());
+            JsonNode tree = OutboxEvents.tree(events.get(i));
+            JsonNode data = tree.get("data");
+            assertEquals(refund, data.get("refund"), "the event's refund is GET's, right after the change");
+            assertEquals(Map.of("orderId", orderId, "refundId", refund.get("id").asText(), "amount",
+                    refund.get("amount").asText(), "currency", "EUR", "status", refund.get("status").asText()),
+                    Map.of("orderId", data.get("orderId").asText(), "refundId", data.get("refundId").asText(),
+                            "amount", data.get("amount").asText(), "currency", data.get("currency").asText(),
+                            "status", data.get("status").asText()));
+            assertEquals(refund.get("updatedAt"), tree.get("time"));
+        }
+        // the columns Debezium's outbox router reads: the refund's own topic, keyed by its order
+        assertEquals(made.size(), Sql.count("select count(*) from outbox where aggregatetype = 'refund'"
+                + " and aggregateid = ? and type = payload->>'type' and cast(id as text) = payload->>'id'", orderId));
+    }
+
+    private static List<String> refundEvents(String orderId) {
+        return OutboxEvents.of(orderId).stream()
+                .filter(event -> OutboxEvents.tree(event).get("type").asText().startsWith("io.orderflow.refund."))
+                .toList();
+    }
+
+    private static String paidWithMockpay(String txn) {
+        String id = createOrder();
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR", txn)).then().statusCode(200);
+        return id;
+    }
+
+    private static Response issue(String orderId, long amount) {
+        return Auth.operator().contentType(ContentType.JSON).header("Idempotency-Key", newKey())
+                .body(Map.of("amount", amount, "reason", "returned item")).post("/orders/" + orderId + "/refunds");
+    }
+}
