@@ -70,7 +70,8 @@ class OrderEventsDeliveryIT {
     private static final int ACKS_PER_PHASE = 250;
     private static final Pattern STREAM_PUBLISHED = Pattern.compile(
             "(?m)^orderflow_events_published_total\\{[^}]*way=\"redis-stream\"[^}]*} (\\S+)$");
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     private final List<ServiceProcess> started = new ArrayList<>();
     private final List<LifecycleStorm> storms = new ArrayList<>();
@@ -243,22 +244,32 @@ class OrderEventsDeliveryIT {
         return RedisDb.streamEntries(OutboxEvents.STREAM).stream().map(fields -> fields.get("event")).toList();
     }
 
-    /** The instance's {@code orderflow_events_published_total{way="redis-stream"}}. */
+    /**
+     * The instance's {@code orderflow_events_published_total{way="redis-stream"}}, read from its management port.
+     * Polled, bounded: the series appears with the instance's first relay round, which may come after readiness.
+     */
     private static double publishedToStream(ServiceProcess instance) {
-        try {
-            String metrics = HTTP.send(HttpRequest.newBuilder(instance.managementUri("/q/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            Matcher m = STREAM_PUBLISHED.matcher(metrics);
-            if (!m.find()) {
-                throw new IllegalStateException("no stream counter in " + instance + "'s metrics");
+        HttpRequest scrape = HttpRequest.newBuilder(instance.managementUri("/q/metrics"))
+                .timeout(Duration.ofSeconds(10)).build();
+        String seen = "";
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<String> answer = HTTP.send(scrape, HttpResponse.BodyHandlers.ofString());
+                Matcher m = STREAM_PUBLISHED.matcher(answer.body());
+                if (answer.statusCode() == 200 && m.find()) {
+                    return Double.parseDouble(m.group(1));
+                }
+                seen = answer.statusCode() + " " + answer.body().substring(0, Math.min(300, answer.body().length()));
+            } catch (IOException e) {
+                seen = e.toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
             }
-            return Double.parseDouble(m.group(1));
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+            ServiceProcess.sleep(500);
         }
+        throw new IllegalStateException("no stream counter in " + instance + "'s metrics: " + seen);
     }
 
     /** Killed: every line it wrote was written before the kill. */
