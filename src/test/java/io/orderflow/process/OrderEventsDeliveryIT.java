@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.function.Executable;
 import org.netcrusher.core.reactor.NioReactor;
 import org.netcrusher.tcp.TcpCrusher;
 import org.netcrusher.tcp.TcpCrusherBuilder;
@@ -98,7 +99,7 @@ class OrderEventsDeliveryIT {
         running.forEach(r -> r.awaitExit(Duration.ofSeconds(90)));
         redisProxy.close();
         reactor.close();
-        List<org.junit.jupiter.api.function.Executable> checks = new ArrayList<>();
+        List<Executable> checks = new ArrayList<>();
         for (int i = 0; i < running.size(); i++) {
             ServiceProcess r = running.get(i);
             long mark = marks.get(i);
