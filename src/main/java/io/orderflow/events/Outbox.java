@@ -21,7 +21,7 @@ public class Outbox {
      * positions to its commit, so positions become visible in their own order and a feed reader that has seen
      * position n will never find a smaller one appear later.
      */
-    static final long POSITION_LOCK = 0x6f75_7462_6f78L; // "outbox"
+    public static final long POSITION_LOCK = 0x6f75_7462_6f78L; // "outbox"
 
     /** An unpublished event claimed by a relay: its id, its CloudEvent JSON and how long it has waited. */
     public record Claimed(String id, String payload, double ageSeconds) {

@@ -168,6 +168,13 @@ public final class ServiceClient {
                 .header("Authorization", "Bearer " + operatorToken()).GET().build(), null));
     }
 
+    /** {@code GET /events} as the operator: a page of the feed after {@code after} (null: from the oldest). */
+    public Answer events(String after, int limit) {
+        String query = "?limit=" + limit + (after == null ? "" : "&after=" + after);
+        return join(send(HttpRequest.newBuilder(base.resolve("/events" + query)).timeout(TIMEOUT)
+                .header("Authorization", "Bearer " + operatorToken()).GET().build(), null));
+    }
+
     private CompletableFuture<Answer> post(String path, String body, String token, String key) {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT)
                 .header("Content-Type", "application/json").header("Authorization", "Bearer " + token)

@@ -47,13 +47,16 @@ public final class ServiceProcess {
     private final int managementPort;
     private final Path log;
     private final Process process;
+    private final Map<String, String> extra;
 
-    private ServiceProcess(String name, int port, int managementPort, Path log, Process process) {
+    private ServiceProcess(String name, int port, int managementPort, Path log, Process process,
+            Map<String, String> extra) {
         this.name = name;
         this.port = port;
         this.managementPort = managementPort;
         this.log = log;
         this.process = process;
+        this.extra = extra;
     }
 
     /** The environment every instance gets: the IT database and Redis database, the dev JWT key, the mockpay secret. */
@@ -76,11 +79,23 @@ public final class ServiceProcess {
 
     /** Starts the jar as {@code name} (also the log file's name) with {@link #baseEnvironment} plus {@code extra}. */
     public static ServiceProcess start(String name, Map<String, String> extra) {
+        return start(name, extra, FreePorts.take(), FreePorts.take());
+    }
+
+    /**
+     * Starts the jar again as {@code name} on this instance's ports and with its environment, as a supervisor
+     * restarts a crashed service: clients that retry against its address reach the new process once it listens.
+     */
+    public ServiceProcess restart(String name) {
+        if (process.isAlive()) {
+            throw new IllegalStateException(this.name + " still runs on the ports " + name + " would take");
+        }
+        return start(name, extra, port, managementPort);
+    }
+
+    private static ServiceProcess start(String name, Map<String, String> extra, int port, int managementPort) {
         Path jar = jar();
-        Path logs = logDirectory();
-        Path log = logs.resolve(name + ".log");
-        int port = FreePorts.take();
-        int managementPort = FreePorts.take();
+        Path log = logDirectory().resolve(name + ".log");
         // C1 only and the serial collector: less CPU spent on the JIT and GC threads while several JVMs share two cores
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx512m", "-XX:TieredStopAtLevel=1",
                 "-XX:+UseSerialGC", "-jar", jar.toString()));
@@ -94,7 +109,7 @@ public final class ServiceProcess {
             Process process = builder.start();
             RUNNING.add(process);
             process.onExit().thenRun(() -> RUNNING.remove(process));
-            return new ServiceProcess(name, port, managementPort, log, process);
+            return new ServiceProcess(name, port, managementPort, log, process, Map.copyOf(extra));
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + command, e);
         }
