@@ -3,6 +3,7 @@ package io.orderflow.events;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -10,6 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * The events' series, all registered at startup so that an alert has a value to read before the first event:
  * outbox lag, events published per way out, relay failures.
  */
+// @Startup: created with the application, not with the relay's first round, which may come after readiness
+@Startup
 @ApplicationScoped
 public class EventMetrics {
 
