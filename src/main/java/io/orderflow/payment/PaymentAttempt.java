@@ -17,6 +17,8 @@ public record PaymentAttempt(UUID id, UUID orderId, String provider, String refe
         /** The provider said it failed. */
         FAILED,
         /** A later PAY with another provider took its place; it is cancelled at its provider where allowed. */
-        REPLACED
+        REPLACED,
+        /** Its order was cancelled while it was pending, and its provider closed it at our request. */
+        CANCELLED
     }
 }

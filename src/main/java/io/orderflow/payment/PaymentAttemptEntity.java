@@ -23,6 +23,8 @@ import org.hibernate.type.SqlTypes;
 @NamedQuery(name = PaymentAttemptEntity.REPLACED_BY, query = "from PaymentAttemptEntity where replacedBy = :by")
 @NamedQuery(name = PaymentAttemptEntity.MARK_FAILED, query = "update PaymentAttemptEntity set state = 'FAILED',"
         + " updatedAt = :at where id = :id and state in ('PENDING', 'REPLACED')")
+@NamedQuery(name = PaymentAttemptEntity.MARK_CANCELLED, query = "update PaymentAttemptEntity set state = 'CANCELLED',"
+        + " updatedAt = :at where provider = :provider and reference = :reference and state = 'PENDING'")
 public class PaymentAttemptEntity {
 
     /** Named, so that Hibernate parses them at boot and never on the event loop. */
@@ -30,6 +32,7 @@ public class PaymentAttemptEntity {
     static final String OF_ORDER = "PaymentAttempt.ofOrder";
     static final String REPLACED_BY = "PaymentAttempt.replacedBy";
     static final String MARK_FAILED = "PaymentAttempt.markFailed";
+    static final String MARK_CANCELLED = "PaymentAttempt.markCancelled";
 
     @Id
     public UUID id;

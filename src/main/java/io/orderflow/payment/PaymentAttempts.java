@@ -48,6 +48,13 @@ public class PaymentAttempts {
                 .setParameter("id", attemptId).setParameter("at", at).executeUpdate()).replaceWithVoid();
     }
 
+    /** A pending attempt its provider closed at our request: it can no longer be paid, nor needs asking about. */
+    public Uni<Void> markCancelled(String provider, String reference, Instant at) {
+        return db.run(session -> session.createNamedQuery(PaymentAttemptEntity.MARK_CANCELLED)
+                .setParameter("provider", provider).setParameter("reference", reference).setParameter("at", at)
+                .executeUpdate()).replaceWithVoid();
+    }
+
     /**
      * Up to {@code limit} attempts pending since before {@code staleBefore}, each claimed for {@code lease} (its
      * {@code updated_at} moves on), so replicas reconciling at once ask about different attempts. Native SQL: HQL

@@ -3,24 +3,18 @@ package io.orderflow.payment;
 import io.orderflow.common.Reply;
 import io.orderflow.common.Times;
 import io.orderflow.common.problem.ProblemException;
-import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.common.problem.ProblemType;
-import io.orderflow.idempotency.IdempotencyGate;
 import io.orderflow.idempotency.IdempotencyKeys;
-import io.orderflow.idempotency.KeyedRequest;
-import io.orderflow.idempotency.Tier;
-import io.orderflow.order.OrderService;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.nio.charset.StandardCharsets;
 import org.jboss.logging.Logger;
 
 /**
  * Receives provider notifications so that any number of deliveries has the effect of one. The adapter verifies and
  * parses; this core decides. Every event is matched to a payment attempt ({@link MatchedAttempt}) — by the
  * provider's reference, or for mockpay by the order and its optional attempt id — and goes through the same
- * transition path as API calls ({@link ReportTransitions}), with the provider's event id as idempotency key (scope:
- * the provider) recorded in the same statement and the validated notification as fingerprint. Whatever the service
+ * transition path as API calls ({@link ReportTransitions}), with the provider's event id as idempotency key
+ * ({@link ProviderEventGate}) recorded in the same statement. Whatever the service
  * decides (applied, duplicate, stale attempt, other capture, illegal, mismatch, unknown) is acknowledged in the
  * provider's format with 2xx; only a failure whose outcome is unknown (database down, overload) is refused with 5xx,
  * so the provider re-sends ({@link Acknowledgements}).
@@ -29,11 +23,8 @@ import org.jboss.logging.Logger;
 public class PaymentCallbacks {
 
     private static final Logger LOG = Logger.getLogger(PaymentCallbacks.class);
-    static final String OPERATION = "POST /payments/{provider}/callbacks";
-
     private final PaymentProviders providers;
-    private final IdempotencyGate gate;
-    private final OrderService orders;
+    private final ProviderEventGate events;
     private final PaymentAttempts attempts;
     private final ProviderCommands commands;
     private final ReportTransitions transitions;
@@ -42,12 +33,11 @@ public class PaymentCallbacks {
     private final RefundReports refundReports;
     private final Times times;
 
-    public PaymentCallbacks(PaymentProviders providers, IdempotencyGate gate, OrderService orders,
-            PaymentAttempts attempts, ProviderCommands commands, ReportTransitions transitions,
-            AnomalousReports anomalous, Acknowledgements acks, RefundReports refundReports, Times times) {
+    public PaymentCallbacks(PaymentProviders providers, ProviderEventGate events, PaymentAttempts attempts,
+            ProviderCommands commands, ReportTransitions transitions, AnomalousReports anomalous,
+            Acknowledgements acks, RefundReports refundReports, Times times) {
         this.providers = providers;
-        this.gate = gate;
-        this.orders = orders;
+        this.events = events;
         this.attempts = attempts;
         this.commands = commands;
         this.transitions = transitions;
@@ -99,13 +89,8 @@ public class PaymentCallbacks {
             if (match == null) {
                 return anomalous.unmatched(provider, report);
             }
-            KeyedRequest keyed = new KeyedRequest(report.id(), true, "provider:" + provider.name(), OPERATION, "",
-                    report.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, match.orderId(),
-                    row -> acks.acknowledge(provider, report, "applied", orders.recordedOrder(row)));
-            return gate.execute(keyed, claim -> transitions.apply(provider, report, match, claim))
-                    .call(() -> recordRefund(provider, report))
-                    .onFailure(PaymentCallbacks::isKeyReused)
-                    .recoverWithUni(() -> anomalous.eventReused(provider, report, match.orderId()));
+            return events.once(provider, report, match.orderId(),
+                    claim -> transitions.apply(provider, report, match, claim), () -> recordRefund(provider, report));
         });
     }
 
@@ -121,12 +106,6 @@ public class PaymentCallbacks {
         String derived = "sha256:" + IdempotencyKeys.fingerprint(report.id());
         return new Notification.Invalid(derived, report.type(), report.subject(),
                 "The event id is not 1 to 255 printable ASCII characters; recorded under " + derived);
-    }
-
-    /** The provider sent another content under an event id it used before (its dedup record says so). */
-    private static boolean isKeyReused(Throwable failure) {
-        return ProblemMapper.unwrap(failure) instanceof ProblemException reused
-                && reused.problem().type().equals(ProblemType.IDEMPOTENCY_KEY_REUSED.uri());
     }
 
     /**

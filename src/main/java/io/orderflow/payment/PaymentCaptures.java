@@ -28,6 +28,19 @@ public class PaymentCaptures {
     }
 
     /**
+     * The order that capture {@code txnId} paid (the order's own payment, not a second capture of it), or null when
+     * the capture is unknown or did not pay its order.
+     */
+    public Uni<UUID> paidOrder(String provider, String txnId) {
+        return db.run(Resend.READ, session -> session.createNativeQuery("select o.id from payment_captures k"
+                        + " join orders o on o.id = k.order_id and o.payment_provider = k.provider"
+                        + " and o.payment_txn_id = k.txn_id where k.provider = :provider and k.txn_id = :txn",
+                        UUID.class)
+                .setParameter("provider", provider).setParameter("txn", txnId).getResultList())
+                .map(found -> found.isEmpty() ? null : found.get(0));
+    }
+
+    /**
      * A capture on an order another capture already paid: kept, with a refund owed (a provider command, in the same
      * statement). False when the provider's transaction id is already taken (by this capture, re-sent, or by
      * another order).

@@ -19,7 +19,8 @@ import java.util.UUID;
  * The payment module's part in an order's transitions. PAY starts an attempt ({@link AttemptStarts}): the payment is
  * created at the provider first, then the attempt row and the order's current attempt ride in the move's statement.
  * A provider's report records the capture, the failure or the refund on the attempt in the same statement
- * ({@link PaymentWrites}); a move to REFUND_PENDING writes the refund it owes there too ({@link ProviderCommands}).
+ * ({@link PaymentWrites}); a move to REFUND_PENDING writes the refund it owes there too, a CANCEL of a pending
+ * payment the cancel it owes the provider ({@link ProviderCommands}).
  */
 @ApplicationScoped
 public class PaymentParticipant implements TransitionParticipant {
@@ -49,9 +50,12 @@ public class PaymentParticipant implements TransitionParticipant {
             return writing(writes);
         }
         if (command.event() == OrderEvent.CANCEL) {
-            // a CANCEL of a paid order owes the refund of its capture: a durable command, in the same statement
-            return writing(ProviderCommands.refundOwedBy(UUID.randomUUID(),
+            // a CANCEL of a paid order owes the refund of its capture, of an order paying the cancel of its pending
+            // payment at the provider (else the shopper could still pay it): durable commands, in the same statement
+            List<SameStatementWrite> writes = new ArrayList<>(ProviderCommands.refundOwedBy(UUID.randomUUID(),
                     command.owner() != null ? command.owner() : Callers.OPERATOR, now, refundEvent));
+            writes.add(ProviderCommands.cancelOwedBy(UUID.randomUUID(), now));
+            return writing(writes);
         }
         return Uni.createFrom().item(Participation.NONE);
     }

@@ -11,14 +11,14 @@ import org.hibernate.annotations.JdbcTypeCode;
 import org.hibernate.type.SqlTypes;
 
 /**
- * A row of {@code provider_commands} (V11): a refund the service owes. Written in the statement of the decision
- * that owes it and claimed by the worker ({@link ProviderCommands}); {@link ProviderCommands.Refund} is its value
- * form.
+ * A row of {@code provider_commands} (V11, V25): a refund the service owes, or a pending payment it must cancel at
+ * its provider. Written in the statement of the decision that owes it and claimed by the worker
+ * ({@link ProviderCommands}); {@link ProviderCommands.Refund} and {@link ProviderCommands.Cancel} are its value forms.
  */
 @Entity
 @Table(name = "provider_commands")
 @NamedQuery(name = ProviderCommandEntity.OF_ORDER,
-        query = "from ProviderCommandEntity where orderId = :order order by createdAt, id")
+        query = "from ProviderCommandEntity where orderId = :order and kind = 'REFUND' order by createdAt, id")
 public class ProviderCommandEntity {
 
     /** Named, so that Hibernate parses it at boot and never on the event loop. */
@@ -27,7 +27,7 @@ public class ProviderCommandEntity {
     @Id
     public UUID id;
 
-    /** REFUND, the only kind so far. */
+    /** REFUND (a capture given back) or CANCEL (a payment not captured, closed at its provider). */
     @Column(nullable = false, columnDefinition = "text")
     public String kind;
 
@@ -40,7 +40,8 @@ public class ProviderCommandEntity {
     @Column(name = "payment_reference", columnDefinition = "text")
     public String paymentReference;
 
-    @Column(name = "capture_txn_id", nullable = false, columnDefinition = "text")
+    /** The capture a refund gives back; none for a cancel. */
+    @Column(name = "capture_txn_id", columnDefinition = "text")
     public String captureTxnId;
 
     @Column(nullable = false)
@@ -78,5 +79,9 @@ public class ProviderCommandEntity {
     ProviderCommands.Refund toRefund() {
         return new ProviderCommands.Refund(id, orderId, provider, paymentReference, captureTxnId, amount,
                 currency.trim(), state, tries, refundId, createdAt, claim);
+    }
+
+    ProviderCommands.Cancel toCancel() {
+        return new ProviderCommands.Cancel(id, orderId, provider, paymentReference, tries, claim);
     }
 }

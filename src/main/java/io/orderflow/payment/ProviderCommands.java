@@ -12,9 +12,10 @@ import java.util.UUID;
 import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
- * Durable provider commands in PostgreSQL ({@code provider_commands}, {@link ProviderCommandEntity}): a refund owed
- * is written in the statement of the decision that owes it (native, a {@link SameStatementWrite}), claimed by
- * {@link RefundWorker} with {@code FOR UPDATE SKIP LOCKED} (native, one statement per claim), and read with HQL.
+ * Durable provider commands in PostgreSQL ({@code provider_commands}, {@link ProviderCommandEntity}): a refund owed,
+ * or a pending payment to cancel, is written in the statement of the decision that owes it (native, a
+ * {@link SameStatementWrite}), claimed by {@link RefundWorker} with {@code FOR UPDATE SKIP LOCKED} (native, one
+ * statement per claim), and read with HQL.
  * The refunds providers report are recorded once each in {@code provider_refunds}.
  */
 @ApplicationScoped
@@ -31,6 +32,13 @@ public class ProviderCommands {
         public RefundRequest request() {
             return new RefundRequest(id, paymentReference, captureTxnId, amount, currency, refundId);
         }
+    }
+
+    /**
+     * A payment at its provider that a CANCEL left no order standing on: {@code paymentReference} is closed there
+     * (Stripe PaymentIntent cancel, WeChat Pay close-order), once. {@code claim} fences its settle.
+     */
+    public record Cancel(UUID id, UUID orderId, String provider, String paymentReference, int tries, UUID claim) {
     }
 
     private static final String RECORD_REFUND = "insert into provider_refunds (provider, refund_id, command_id,"
@@ -96,6 +104,19 @@ public class ProviderCommands {
     }
 
     /**
+     * The cancel owed by an order a CANCEL moved out of PAYMENT_PENDING: its pending attempt's payment is closed at
+     * the provider. Rides in the transition's statement, reading the moved row, so a repeated CANCEL (which moves
+     * nothing) owes nothing more, and the unique cancel per payment makes any other repeat write nothing.
+     */
+    public static SameStatementWrite cancelOwedBy(UUID commandId, Instant at) {
+        return SameStatementSql.of(INSERT + " select :x_id, 'CANCEL', r.id, a.provider, a.reference, null, a.amount,"
+                + " a.currency, 'PENDING', 0, cast(:x_at as timestamptz), cast(:x_at as timestamptz),"
+                + " cast(:x_at as timestamptz) from %s r join payment_attempts a on a.id = r.payment_attempt_id"
+                + " where r.status = 'CANCELLED' and a.state = 'PENDING' and a.reference is not null"
+                + " on conflict do nothing", "x_id", commandId, "x_at", at);
+    }
+
+    /**
      * Claims up to {@code limit} due refunds: each is pushed {@code lease} into the future, counted as tried and
      * given a new claim token, so another replica skips it now and retries it if this one dies before recording the
      * outcome — and this one's late outcome, once another has claimed it, is refused by {@link #settle}. Native SQL, as
@@ -108,12 +129,27 @@ public class ProviderCommands {
 
     /** As {@link #claimDue(Instant, Duration, int)}, for commands due by {@code dueBy} (a pass's start). */
     public Uni<List<Refund>> claimDue(Instant dueBy, Instant now, Duration lease, int limit) {
-        return claim(session -> session.createNativeQuery("update provider_commands c set state = 'SENT',"
-                        + " tries = c.tries + 1, claim = gen_random_uuid(), next_at = cast(:next as timestamptz), updated_at = cast(:now as timestamptz)"
-                        + " where c.id in (select id from provider_commands where state in ('PENDING', 'SENT')"
+        return claimDue("REFUND", dueBy, now, lease, limit)
+                .map(rows -> rows.stream().map(ProviderCommandEntity::toRefund).toList());
+    }
+
+    /** Due cancels, claimed as refunds are ({@link #claimDue(Instant, Duration, int)}). */
+    public Uni<List<Cancel>> claimDueCancels(Instant dueBy, Instant now, Duration lease, int limit) {
+        return claimDue("CANCEL", dueBy, now, lease, limit)
+                .map(rows -> rows.stream().map(ProviderCommandEntity::toCancel).toList());
+    }
+
+    private Uni<List<ProviderCommandEntity>> claimDue(String kind, Instant dueBy, Instant now, Duration lease,
+            int limit) {
+        return db.run(session -> session.createNativeQuery("update provider_commands c set state = 'SENT',"
+                        + " tries = c.tries + 1, claim = gen_random_uuid(), next_at = cast(:next as timestamptz),"
+                        + " updated_at = cast(:now as timestamptz) where c.id in (select id from provider_commands"
+                        + " where state in ('PENDING', 'SENT') and kind = :kind"
                         + " and next_at <= cast(:due as timestamptz) order by next_at limit :limit"
-                        + " for update skip locked) returning c.*", ProviderCommandEntity.class)
-                .setParameter("due", dueBy).setParameter("now", now).setParameter("next", now.plus(lease)).setParameter("limit", limit));
+                        + " for update skip locked) returning c.*",
+                        ProviderCommandEntity.class)
+                .setParameter("kind", kind).setParameter("due", dueBy).setParameter("now", now)
+                .setParameter("next", now.plus(lease)).setParameter("limit", limit).getResultList());
     }
 
     /**

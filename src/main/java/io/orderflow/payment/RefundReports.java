@@ -15,8 +15,9 @@ import org.jboss.logging.Logger;
  * request (Stripe {@code metadata[command_id]}, WeChat {@code out_refund_no}: the refund's id), so a report that
  * overtakes the answer to the service's own call still finds it, else by the provider's refund id — and settled
  * ({@link RefundOutcomes}). A report that names no refund of ours (Stripe's {@code charge.refunded}, mockpay's
- * older events) is about the whole capture and takes the payment path; a failure of a refund that is not ours, or a
- * second provider refund for one of ours, is money the service did not send: an anomaly, acknowledged.
+ * older events) is about the whole capture and takes the payment path when refunds of ours stand behind it; a failure
+ * of a refund that is not ours is logged; a second provider refund for one of ours, or a refund of a capture no refund
+ * of ours was issued for, is money the service did not send: an anomaly, acknowledged.
  */
 @ApplicationScoped
 public class RefundReports {
@@ -24,22 +25,27 @@ public class RefundReports {
     private static final Logger LOG = Logger.getLogger(RefundReports.class);
 
     private final Refunds refunds;
+    private final PaymentCaptures captures;
     private final RefundOutcomes outcomes;
     private final OrderService orders;
     private final Anomalies anomalies;
     private final Acknowledgements acks;
     private final ProviderCommands commands;
     private final Times times;
+    private final ProviderEventGate events;
 
-    public RefundReports(Refunds refunds, RefundOutcomes outcomes, OrderService orders, Anomalies anomalies,
-            Acknowledgements acks, ProviderCommands commands, Times times) {
-        this.commands = commands;
-        this.times = times;
+    public RefundReports(Refunds refunds, PaymentCaptures captures, RefundOutcomes outcomes, OrderService orders,
+            Anomalies anomalies, Acknowledgements acks, ProviderCommands commands, Times times,
+            ProviderEventGate events) {
         this.refunds = refunds;
+        this.captures = captures;
         this.outcomes = outcomes;
         this.orders = orders;
         this.anomalies = anomalies;
         this.acks = acks;
+        this.commands = commands;
+        this.times = times;
+        this.events = events;
     }
 
     /** {@code otherwise}: the payment path, for a report of a whole capture refunded that names no refund of ours. */
@@ -72,19 +78,31 @@ public class RefundReports {
     }
 
     /**
-     * A provider refund that names no refund of ours: of a capture our refunds give back, it is money the service
-     * did not send (an anomaly naming the order and the provider's refund id); of any other capture (a whole
-     * capture's refund reported without a refund id, a double capture's), it takes the payment path.
+     * A provider refund that names no refund of ours. Of a capture our refunds give back it is money the service did
+     * not send, unless it is a report of the whole capture without a refund id (Stripe's {@code charge.refunded}),
+     * which takes the payment path as before; of the capture that paid its order while no refund of ours was ever
+     * issued for it (a refund made at the provider's dashboard), it is money the service did not send too, whatever
+     * the report names — never a stale event. A refund of any other capture (a double capture's, one unknown) takes
+     * the payment path. Each anomaly names the order and the provider's refund id (the capture's, for a report that
+     * names none).
      */
     private Uni<Reply> unknown(PaymentProvider provider, Notification.RefundSucceeded report,
             Supplier<Uni<Reply>> otherwise) {
-        if (report.refundId() == null || report.captureId() == null) {
+        if (report.captureId() == null) {
             return otherwise.get();
         }
-        return refunds.orderRefunding(provider.name(), report.captureId()).chain(orderId -> orderId == null
-                ? otherwise.get()
-                : anomaly(provider, report, orderId, report.refundId(), "Refund " + report.refundId() + " of "
-                        + report.captureId() + " (" + report.amount() + ") is no refund the service sent"));
+        String named = report.refundId() != null ? report.refundId() : report.captureId();
+        return refunds.orderRefunding(provider.name(), report.captureId()).chain(refunding -> {
+            if (refunding != null) {
+                return report.refundId() == null ? otherwise.get() : anomaly(provider, report, refunding, named,
+                        "Refund " + named + " of " + report.captureId() + " (" + report.amount()
+                                + ") is no refund the service sent");
+            }
+            return captures.paidOrder(provider.name(), report.captureId()).chain(paid -> paid == null
+                    ? otherwise.get()
+                    : anomaly(provider, report, paid, named, "Refund " + named + " of " + report.captureId() + " ("
+                            + report.amount() + ") gives back a capture the service issued no refund of"));
+        });
     }
 
     /** The refund of ours a report names: by our id (and provider), else by the provider's refund id. */
@@ -105,11 +123,14 @@ public class RefundReports {
         return Uni.createFrom().item(acks.acknowledge(provider, report, "ignored", null));
     }
 
-    private Uni<Reply> anomaly(PaymentProvider provider, Notification report, UUID orderId, String providerRefund,
-            String detail) {
-        LOG.warnf("%s event %s of type %s: %s", provider.name(), report.id(), report.type(), detail);
-        return anomalies.record(provider.name(), report.id(), orderId, providerRefund,
-                PaymentAnomaly.Kind.UNACCOUNTED_REFUND, detail)
-                .chain(() -> acknowledged(provider, report, orderId, "unaccounted-refund"));
+    /** Recorded once per event, like every decided report: a re-sent event gets the first answer. */
+    private Uni<Reply> anomaly(PaymentProvider provider, Notification.Correlated report, UUID orderId,
+            String providerRefund, String detail) {
+        return events.once(provider, report, orderId, claim -> {
+            LOG.warnf("%s event %s of type %s: %s", provider.name(), report.id(), report.type(), detail);
+            return anomalies.record(provider.name(), report.id(), orderId, providerRefund,
+                    PaymentAnomaly.Kind.UNACCOUNTED_REFUND, detail)
+                    .chain(() -> acknowledged(provider, report, orderId, "unaccounted-refund"));
+        });
     }
 }

@@ -7,10 +7,12 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
- * Sends the refunds the service owes, exactly once in effect. Claims due commands ({@code FOR UPDATE SKIP LOCKED},
+ * Sends the refunds the service owes, exactly once in effect, and the cancels of pending payments a CANCEL owes
+ * ({@link CancelCommands}), claimed and fenced alike. Claims due commands ({@code FOR UPDATE SKIP LOCKED},
  * safe with several replicas; a claim is a lease, so a replica that dies mid-call leaves the command to be retried),
  * calls the provider with the command's own key (Stripe {@code Idempotency-Key: orderflow-refund-<id>}, WeChat Pay
  * {@code out_refund_no}), and records the outcome. A timeout or 5xx (UNDEFINED) is retried with the same key after a
@@ -29,11 +31,13 @@ public class RefundWorker {
 
     private final Lifecycle lifecycle;
     private final RefundOutcomes outcomes;
+    private final CancelCommands cancels;
 
     public RefundWorker(ProviderCommands commands, PaymentProviders providers, RefundsConfig config, Times times,
-            Lifecycle lifecycle, RefundOutcomes outcomes) {
+            Lifecycle lifecycle, RefundOutcomes outcomes, CancelCommands cancels) {
         this.lifecycle = lifecycle;
         this.outcomes = outcomes;
+        this.cancels = cancels;
         this.commands = commands;
         this.providers = providers;
         this.config = config;
@@ -53,23 +57,29 @@ public class RefundWorker {
     }
 
     /**
-     * One pass over the due commands; the number handled. Commands are claimed one at a time, each just before its
-     * call, so that every command's lease starts when its own call does (a batch claimed at once would leave the
-     * last ones to run after their lease ran out, while another replica sends them too).
+     * One pass over the due commands, refunds then cancels; the number handled. Commands are claimed one at a time,
+     * each just before its call, so that every command's lease starts when its own call does (a batch claimed at
+     * once would leave the last ones to run after their lease ran out, while another replica sends them too).
      */
     public Uni<Integer> runDue() {
-        return drain(times.now(), config.batchSize(), 0);
+        Instant passStart = times.now();
+        return drain(config.batchSize(), 0, now -> commands.claimDue(passStart, now, config.lease(), 1)
+                .chain(due -> due.isEmpty() ? Uni.createFrom().item(false) : send(due.get(0), now).replaceWith(true)))
+                .chain(refunds -> drain(config.batchSize(), refunds, now -> commands.claimDueCancels(passStart, now,
+                        config.lease(), 1).chain(due -> due.isEmpty() ? Uni.createFrom().item(false)
+                                : cancels.send(due.get(0)).replaceWith(true))));
     }
 
-    /** Commands due by the pass's start, so that one put back to the queue during the pass waits for the next. */
-    private Uni<Integer> drain(Instant passStart, int left, int handled) {
+    /**
+     * Up to {@code left} commands, each claimed and sent by {@code next} (false when none is due by the pass's
+     * start, so that one put back to the queue during the pass waits for the next).
+     */
+    private Uni<Integer> drain(int left, int handled, Function<Instant, Uni<Boolean>> next) {
         if (left == 0) {
             return Uni.createFrom().item(handled);
         }
-        Instant now = times.now();
-        return commands.claimDue(passStart, now, config.lease(), 1).chain(due -> due.isEmpty()
-                ? Uni.createFrom().item(handled)
-                : send(due.get(0), now).chain(() -> drain(passStart, left - 1, handled + 1)));
+        return next.apply(times.now()).chain(sent -> sent ? drain(left - 1, handled + 1, next)
+                : Uni.createFrom().item(handled));
     }
 
     private Uni<Boolean> send(ProviderCommands.Refund refund, Instant now) {
@@ -79,7 +89,8 @@ public class RefundWorker {
             // another replica that has them, or this one once it has, sends it
             LOG.warnf("Refund command %s is for %s, which this replica does not offer; it is left to one that does",
                     refund.id(), refund.provider());
-            return settle(refund, "SENT", null, "provider not offered by this replica", backoff(refund.tries()));
+            return settle(refund, "SENT", null, "provider not offered by this replica",
+                    backoff(config, refund.tries()));
         }
         RefundRequest request = refund.request();
         boolean pastWindow = refund.tries() > 1 && refund.createdAt() != null
@@ -98,7 +109,7 @@ public class RefundWorker {
                                     outcome.code() + ": " + outcome.message())
                             : Uni.createFrom().voidItem());
                 }
-                case CANCELED, UNDEFINED -> settle(refund, "SENT", refundId, what, backoff(refund.tries()));
+                case CANCELED, UNDEFINED -> settle(refund, "SENT", refundId, what, backoff(config, refund.tries()));
             };
         });
     }
@@ -130,7 +141,7 @@ public class RefundWorker {
     }
 
     /** 1s, 2s, 4s ... capped at {@code max-backoff}. */
-    private Duration backoff(int tries) {
+    static Duration backoff(RefundsConfig config, int tries) {
         Duration next = config.firstBackoff().multipliedBy(1L << Math.min(tries - 1, 20));
         return next.compareTo(config.maxBackoff()) > 0 ? config.maxBackoff() : next;
     }

@@ -33,7 +33,9 @@
  * <li>Money owed back: a refund owed is a durable command ({@link io.orderflow.payment.ProviderCommands}) written in
  * the statement of the decision that owes it; {@link io.orderflow.payment.RefundWorker} sends it with the command's
  * own idempotency key. Each status change of a refund writes its CloudEvent into the outbox in the statement that
- * makes it ({@code RefundEvents}, the events module's: payment may use events, never the other way round).</li>
+ * makes it ({@code RefundEvents}, the events module's: payment may use events, never the other way round). A CANCEL
+ * of an order whose payment is pending owes the provider a cancel, a command of its own that the same worker sends
+ * ({@link io.orderflow.payment.CancelCommands}).</li>
  * <li>The janitor: {@link io.orderflow.payment.Reconciler} asks providers about what stayed pending or unconfirmed,
  * and applies their answers ({@link io.orderflow.payment.QueryAnswers}) exactly like notifications.</li>
  * </ul>

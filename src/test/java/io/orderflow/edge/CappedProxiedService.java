@@ -7,15 +7,18 @@ import java.util.Map;
 
 /**
  * One application for the edge tests that need more than the default one: at most {@value #MAX_CONNECTIONS} open
- * connections, and PostgreSQL and Redis behind TCP proxies that a test can close. Shared, so it starts once.
+ * connections, a body cut {@value #BODY_TIMEOUT} after its headers, and PostgreSQL and Redis behind TCP proxies that
+ * a test can close. Shared, so it starts once.
  */
 public class CappedProxiedService implements QuarkusTestProfile {
 
     static final int MAX_CONNECTIONS = 300;
+    static final String BODY_TIMEOUT = "2s";
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of("quarkus.http.limits.max-connections", String.valueOf(MAX_CONNECTIONS));
+        return Map.of("quarkus.http.limits.max-connections", String.valueOf(MAX_CONNECTIONS),
+                "orders.http.body-timeout", BODY_TIMEOUT);
     }
 
     @Override

@@ -8,6 +8,8 @@ import io.orderflow.support.Auth;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Contract;
 import io.restassured.http.ContentType;
+import io.swagger.v3.oas.models.OpenAPI;
+import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.vertx.core.json.JsonObject;
@@ -19,7 +21,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.UUID;
 import java.util.logging.Level;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -102,6 +106,30 @@ class HttpEdgeTest {
                     .contentType("application/problem+json").body("type", is(TYPES + "method-not-allowed"))
                     .body("status", is(405));
         }
+        Auth.operator().filter(Contract.invalidRequest()).delete("/orders/" + order).then().header("Allow", "GET");
+        Auth.operator().filter(Contract.invalidRequest()).delete("/orders").then().header("Allow", "GET, POST");
+    }
+
+    /**
+     * Every path of openapi.yaml, asked with HEAD and OPTIONS (which no path lists and Quarkus REST would answer
+     * itself with 200): a 405 problem whose {@code Allow} names exactly the methods the contract lists for the path.
+     * The answers are held to the contract like every other (its 405, with {@code Allow}, documented).
+     */
+    @Test
+    void shouldAnswerHeadAndOptionsOnEveryPathWithA405ProblemNamingTheDocumentedMethods() {
+        String order = createOrder();
+        OpenAPI contract = new OpenAPIV3Parser().read("openapi.yaml");
+        assertEquals(false, contract.getPaths().isEmpty());
+        contract.getPaths().forEach((template, item) -> {
+            String path = template.replace("{id}", order).replace("{refundId}", UUID.randomUUID().toString());
+            String allowed = item.readOperationsMap().keySet().stream().map(Enum::name).sorted()
+                    .collect(Collectors.joining(", "));
+            Auth.operator().filter(Contract.invalidRequest()).options(path).then().statusCode(405)
+                    .header("Allow", allowed).contentType("application/problem+json")
+                    .body("type", is(TYPES + "method-not-allowed"));
+            Auth.operator().filter(Contract.invalidRequest()).head(path).then().statusCode(405)
+                    .header("Allow", allowed);
+        });
     }
 
     @Test

@@ -39,6 +39,11 @@ final class LifecycleModel {
             return new Expected(200, status, doubleCaptures.contains(txn) ? "other-capture" : "unknown-capture",
                     null);
         }
+        // no refund of ours is ever issued for a capture of an order that was never REFUND_PENDING here: a refund of
+        // it is money the service did not send
+        if (event == OrderEvent.REFUND_SUCCEEDED && OrderTransitions.allows(status, OrderEvent.REFUND_COMPLETED)) {
+            return new Expected(200, status, "unaccounted-refund", null);
+        }
         // every PAY of the model names the same provider: while PAYMENT_PENDING that is a repeat, not a change
         if (OrderTransitions.allows(status, event)
                 && OrderTransitions.condition(status, event) == OrderTransitions.Condition.ALWAYS) {

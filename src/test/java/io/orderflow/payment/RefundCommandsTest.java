@@ -83,8 +83,7 @@ class RefundCommandsTest extends SandboxedProviderTest {
      * reaches this test's command.
      */
     private int runWorker(String orderId) {
-        putOthersOff(orderId);
-        return onContext(() -> worker.runDue());
+        return SandboxCalls.runWorker(worker, orderId);
     }
 
     private static void putOthersOff(String orderId) {
@@ -245,12 +244,8 @@ class RefundCommandsTest extends SandboxedProviderTest {
                 + " 'REFUND_SUCCEEDED'", UUID.fromString(id)));
     }
 
-    /** A WeChat Pay notification of {@code eventType} as WeChat signs and encrypts it: answered 204. */
     private void wechat(String notificationId, String eventType, String summary, String resource) {
-        String body = sandbox.wechat().notification(notificationId, eventType, summary, resource);
-        given().contentType("application/json").headers(sandbox.wechat().headers(body, Instant.now().getEpochSecond()))
-                .body(body.getBytes(StandardCharsets.UTF_8)).post("/payments/wechatpay/callbacks").then()
-                .statusCode(204);
+        SandboxCalls.wechat(sandbox, notificationId, eventType, summary, resource);
     }
 
     /**

@@ -11,6 +11,7 @@ import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
+import io.orderflow.payment.wechatpay.WechatFixtures;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.CapturedLog;
@@ -107,18 +108,8 @@ class RefundsTest extends SandboxedProviderTest {
                 intent, String.valueOf(amount), status, ours)));
     }
 
-    /**
-     * One pass of the worker over this order's commands (others of the shared database are put off first), on a
-     * Vert.x context as the scheduler runs it.
-     */
     private void runWorker(String orderId) {
-        Sql.update("update provider_commands set next_at = now() + interval '1 day' where state in ('PENDING', 'SENT')"
-                + " and order_id <> ?", UUID.fromString(orderId));
-        try {
-            VertxContextSupport.subscribeAndAwait(() -> worker.runDue());
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        SandboxCalls.runWorker(worker, orderId);
     }
 
     /** An order paid (or delivered) through Stripe with its own charge and intent, named after {@code name}. */
@@ -337,6 +328,68 @@ class RefundsTest extends SandboxedProviderTest {
         }
         assertEquals(before + 2, Meters.count(registry, "orderflow.payments.anomalies", "kind", "unaccounted-refund"));
         Auth.operator().get("/orders/" + id).then().body("refundedAmount", is(1000)).body("status", is("PAID"));
+    }
+
+    private static long anomalies(String orderId, String kind, String providerRefund) {
+        return Sql.count("select count(*) from payment_anomalies where order_id = ? and kind = ?"
+                + " and provider_txn_id = ?", UUID.fromString(orderId), kind, providerRefund);
+    }
+
+    @Test
+    void shouldRecordARefundMadeAtStripeOfACaptureNoRefundOfOursWasIssuedForAsUnaccountedNotStale() {
+        Scene partly = scene("dashboard", false);
+        Scene whole = scene("whole", false);
+        double before = Meters.count(registry, "orderflow.payments.anomalies", "kind", "unaccounted-refund");
+        String refundEvent = StripeFixtures.event("evt_" + UUID.randomUUID(), "refund.created", StripeFixtures.refund(
+                "re_dash_" + partly.suffix(), partly.charge(), partly.intent(), "500", "succeeded", "not-ours"));
+        String chargeEvent = StripeFixtures.event("evt_" + UUID.randomUUID(), "charge.refunded", StripeFixtures
+                .charge(whole.charge(), whole.intent(), String.valueOf(CAPTURED), String.valueOf(CAPTURED), true));
+
+        for (int delivery = 0; delivery < 2; delivery++) { // Stripe re-sends until it reads a 2xx
+            stripe(refundEvent).then().statusCode(200).header("Payment-Outcome", "unaccounted-refund");
+            stripe(chargeEvent).then().statusCode(200).header("Payment-Outcome", "unaccounted-refund");
+        }
+
+        assertEquals(1, anomalies(partly.orderId(), "unaccounted-refund", "re_dash_" + partly.suffix()));
+        assertEquals(1, anomalies(whole.orderId(), "unaccounted-refund", whole.charge()),
+                "charge.refunded names no refund id: the capture stands for it");
+        assertEquals(0, Sql.count("select count(*) from payment_anomalies where order_id in (?, ?) and kind ="
+                + " 'stale-event'", UUID.fromString(partly.orderId()), UUID.fromString(whole.orderId())));
+        assertEquals(before + 2, Meters.count(registry, "orderflow.payments.anomalies", "kind", "unaccounted-refund"));
+        Auth.operator().get("/orders/" + partly.orderId()).then().body("status", is("PAID"))
+                .body("refundedAmount", is(0));
+        Auth.operator().get("/orders/" + whole.orderId()).then().body("status", is("PAID"));
+    }
+
+    @Test
+    void shouldRecordARefundMadeAtWechatPayOfACaptureNoRefundOfOursWasIssuedForAsUnaccounted() {
+        breakers.reset("wechatpay");
+        String customer = newCustomer();
+        String id = Shoppers.yuanOrder(customer);
+        server.stubFor(post("/v3/pay/transactions/native")
+                .willReturn(okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=dashboard\"}")));
+        String outTradeNo = Shoppers.payWithWechat(customer, id);
+        String transaction = "42" + outTradeNo.substring(0, 20);
+        wechat("EV-pay-" + outTradeNo, "TRANSACTION.SUCCESS", "transaction",
+                WechatFixtures.transaction(outTradeNo, transaction, "SUCCESS", "2500"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
+        String refundId = "5030" + outTradeNo.substring(0, 10);
+        double before = Meters.count(registry, "orderflow.payments.anomalies", "kind", "unaccounted-refund");
+
+        for (int delivery = 0; delivery < 2; delivery++) { // WeChat re-sends until it reads a 2xx
+            wechat("EV-refund-" + outTradeNo, "REFUND.SUCCESS", "refund", WechatFixtures.refund(outTradeNo,
+                    transaction, "merchant-console-1", refundId, "SUCCESS", "1000"));
+        }
+
+        assertEquals(1, anomalies(id, "unaccounted-refund", refundId));
+        assertEquals(0, Sql.count("select count(*) from payment_anomalies where order_id = ? and kind = 'stale-event'",
+                UUID.fromString(id)));
+        assertEquals(before + 1, Meters.count(registry, "orderflow.payments.anomalies", "kind", "unaccounted-refund"));
+        Auth.operator().get("/orders/" + id).then().body("status", is("PAID")).body("refundedAmount", is(0));
+    }
+
+    private void wechat(String notificationId, String eventType, String summary, String resource) {
+        SandboxCalls.wechat(sandbox, notificationId, eventType, summary, resource);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.orderflow.support;
 
 import com.atlassian.oai.validator.OpenApiInteractionValidator;
 import com.atlassian.oai.validator.model.ApiOperation;
+import com.atlassian.oai.validator.model.Body;
 import com.atlassian.oai.validator.model.Request;
 import com.atlassian.oai.validator.model.Response;
 import com.atlassian.oai.validator.model.SimpleRequest;
@@ -25,8 +26,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * openapi.yaml, enforced: every RESTAssured request and response of every test is validated against it (Atlassian's
@@ -43,9 +48,16 @@ import java.util.Map;
  */
 public final class Contract {
 
-    /** Headers the service gives a meaning to: present in a response, they must be documented for its status. */
+    /**
+     * Headers that say how an answer travels, not what it means: the only ones a response may carry undocumented.
+     * Every other header present in a response must be documented for its status (ETag, Location, Retry-After,
+     * Idempotent-Replayed, Payment-Outcome, Cache-Control, WWW-Authenticate, Allow...).
+     */
+    static final Set<String> TRANSPORT_HEADERS = Set.of("content-type", "content-length", "transfer-encoding",
+            "connection", "keep-alive", "date");
+    /** The headers the service gives a meaning to, checked in a response whose header names are not known. */
     static final List<String> API_HEADERS = List.of("Location", "ETag", "Idempotent-Replayed", "Retry-After",
-            "WWW-Authenticate", "Payment-Outcome", "Cache-Control");
+            "WWW-Authenticate", "Payment-Outcome", "Cache-Control", "Allow");
     /**
      * A path the contract does not list is answered {@code 404 not-found} (openapi.yaml's description says so): such
      * a 404 is validated as this documented one is.
@@ -81,8 +93,22 @@ public final class Contract {
         RestAssured.replaceFiltersWith(others);
     }
 
-    /** The contract's verdict on one exchange; {@code requestToo} false checks the response only. */
+    /**
+     * The contract's verdict on one exchange; {@code requestToo} false checks the response only. When
+     * {@code response} is {@link Named} every header it carries is held to the contract, else those of
+     * {@link #API_HEADERS}.
+     */
     public static ValidationReport validate(Request request, Response response, boolean requestToo) {
+        ValidationReport report = verdict(request, response, requestToo);
+        if (request.getMethod() != Request.Method.HEAD) {
+            return report;
+        }
+        // the answer to HEAD is the answer to GET without its body (RFC 9110 §9.3.2): a missing body is no fault
+        return ValidationReport.from(report.getMessages().stream()
+                .filter(m -> !m.getKey().equals("validation.response.body.missing")).toList());
+    }
+
+    private static ValidationReport verdict(Request request, Response response, boolean requestToo) {
         if (requestToo) {
             return VALIDATOR.validate(request, response);
         }
@@ -142,7 +168,7 @@ public final class Contract {
             got.withBody(responseBody);
         }
         headers.map().forEach(got::withHeader);
-        ValidationReport report = validate(sent.build(), got.build(), requestToo);
+        ValidationReport report = validate(sent.build(), new Named(got.build(), headers.map().keySet()), requestToo);
         if (report.hasErrors()) {
             throw new AssertionError("Not as openapi.yaml says: " + request.method() + " " + request.uri().getPath()
                     + " → " + status + " " + new String(responseBody == null ? new byte[0] : responseBody,
@@ -177,15 +203,41 @@ public final class Contract {
         }
         Map<String, Header> headers = documented.getHeaders() == null ? Map.of() : documented.getHeaders();
         ValidationReport report = ValidationReport.empty();
-        for (String name : API_HEADERS) {
-            boolean sent = !response.getHeaderValues(name).isEmpty();
-            if (sent && headers.keySet().stream().noneMatch(name::equalsIgnoreCase)) {
+        Collection<String> sent = response instanceof Named named ? named.names()
+                : API_HEADERS.stream().filter(name -> !response.getHeaderValues(name).isEmpty()).toList();
+        for (String name : new java.util.LinkedHashSet<>(sent)) {
+            if (!TRANSPORT_HEADERS.contains(name.toLowerCase(Locale.ROOT))
+                    && headers.keySet().stream().noneMatch(name::equalsIgnoreCase)) {
                 report = report.merge(ValidationReport.singleton(ValidationReport.Message.create(
                         "validation.response.header.undocumented", "Header " + name + " is sent with "
                                 + response.getStatus() + " but not documented for it").build()));
             }
         }
         return report;
+    }
+
+    /** A response with the names of the headers it carries (the validator's model cannot list them). */
+    record Named(Response response, Collection<String> names) implements Response {
+
+        @Override
+        public int getStatus() {
+            return response.getStatus();
+        }
+
+        @Override
+        public Optional<String> getBody() {
+            return response.getBody();
+        }
+
+        @Override
+        public Optional<Body> getResponseBody() {
+            return response.getResponseBody();
+        }
+
+        @Override
+        public Collection<String> getHeaderValues(String name) {
+            return response.getHeaderValues(name);
+        }
     }
 
     private static final class InvalidRequest implements Filter {
@@ -207,8 +259,9 @@ public final class Contract {
             }
             boolean requestToo = request.getDefinedFilters().stream()
                     .noneMatch(f -> f.getClass().getName().equals(InvalidRequest.class.getName()));
-            ValidationReport report = validate(RestAssuredRequest.of(request), RestAssuredResponse.of(response),
-                    requestToo);
+            ValidationReport report = validate(RestAssuredRequest.of(request), new Named(RestAssuredResponse.of(
+                    response), response.getHeaders().asList().stream().map(io.restassured.http.Header::getName)
+                    .toList()), requestToo);
             if (report.hasErrors()) {
                 String details = SimpleValidationReportFormat.getInstance().apply(report);
                 throw new AssertionError("Not as openapi.yaml says: " + request.getMethod() + " "
