@@ -114,7 +114,8 @@ class ReconciliationTest extends SandboxedProviderTest {
         assertEquals("CAPTURED", Sql.string("select state from payment_attempts where order_id = ?",
                 UUID.fromString(id)));
         Auth.operator().get("/orders/" + id + "/transitions").then()
-                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("stripe"));
+                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("stripe"))
+                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.actor", is("reconciler"));
         reconcile();
         server.verify(1, getRequestedFor(urlPathEqualTo("/v1/payment_intents/" + intent)));
         assertConsistent(id);
@@ -145,6 +146,10 @@ class ReconciliationTest extends SandboxedProviderTest {
         Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"));
         assertEquals("REFUNDED", Sql.string("select state from payment_captures where txn_id = ?", charge));
         assertEquals(1, Sql.historyCount(id, "REFUND_SUCCEEDED"));
+        assertEquals("reconciler", Sql.string("select actor from order_transitions where order_id = ? and event ="
+                + " 'REFUND_SUCCEEDED'", UUID.fromString(id)));
+        assertEquals("stripe", Sql.string("select actor from order_transitions where order_id = ? and event ="
+                + " 'PAYMENT_SUCCEEDED'", UUID.fromString(id)), "the webhook's move is the provider's");
         reconcile();
         server.verify(1, getRequestedFor(urlPathEqualTo("/v1/refunds/re_" + suffix)));
         assertConsistent(id);

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.support.Auth;
+import io.orderflow.support.Callbacks;
 import io.orderflow.support.Contract;
 import io.orderflow.support.Management;
 import io.orderflow.support.Sql;
@@ -56,6 +57,32 @@ class OrderResourceTest {
                 .body("seq", contains(1, 2, 3, 4))
                 .body("source", contains("api", "mockpay", "api", "api"))
                 .body("to", contains("PAYMENT_PENDING", "PAID", "SHIPPED", "DELIVERED"));
+    }
+
+    @Test
+    void shouldNameWhoMadeEachMoveInTheHistory() {
+        String payer = newCustomer();
+        String shipped = createOrder(payer);
+        postKeyed(shipped, "pay", payBody(), newKey()).then().statusCode(200);
+        Callbacks.deliver(Callbacks.success(shipped, AMOUNT, "EUR", "txn-" + UUID.randomUUID())).then().statusCode(200);
+        Auth.operator("ops-alice").contentType(ContentType.JSON).body(shipBody()).post("/orders/" + shipped + "/ship")
+                .then().statusCode(200);
+        String canceller = newCustomer();
+        String cancelled = createOrder(canceller);
+        Auth.customer(canceller).contentType(ContentType.JSON).body(Map.of("reason", "changed my mind"))
+                .post("/orders/" + cancelled + "/cancel").then().statusCode(200);
+        String cancelledByOps = createOrder();
+        Auth.operator("ops-bob").contentType(ContentType.JSON).body(Map.of()).post("/orders/" + cancelledByOps
+                + "/cancel").then().statusCode(200);
+
+        Auth.operator().get("/orders/" + shipped + "/transitions").then().statusCode(200)
+                .body("event", contains("PAY", "PAYMENT_SUCCEEDED", "SHIP"))
+                .body("source", contains("api", "mockpay", "api"))
+                .body("actor", contains(payer, "mockpay", "ops-alice"));
+        Auth.customer(canceller).get("/orders/" + cancelled + "/transitions").then().statusCode(200)
+                .body("actor", contains(canceller));
+        assertEquals("ops-bob", Sql.string("select actor from order_transitions where order_id = ?",
+                UUID.fromString(cancelledByOps)));
     }
 
     @Test
