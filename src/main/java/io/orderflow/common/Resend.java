@@ -30,7 +30,7 @@ public enum Resend {
      * moved the row out of that state, so the re-send matches nothing and is judged from the history as the duplicate
      * it is. Keyless events (SHIP, DELIVER, CANCEL) never apply again after they applied (no path of the table leads
      * back to their source states; KeylessResendTest checks every keyless event of the table); keyed ones also meet
-     * their dedup record.
+     * their dedup record. An anomaly's resolution is written only while it has none, so a re-send reads the first.
      */
     GUARDED;
 

@@ -161,6 +161,7 @@ public class OrderService {
             if (outcome.moved()) {
                 recorded(claim);
                 metrics.count(command.event(), Outcome.APPLIED);
+                TransitionLog.applied(command, outcome.order());
                 return Uni.createFrom().item(done(render, outcome.order(), true, part.reply()));
             }
             return switch (ConflictVerdict.judge(outcome.order(), command.event(), command.details(),

@@ -6,6 +6,7 @@ import io.orderflow.common.Resend;
 import io.orderflow.common.Times;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
@@ -44,9 +45,29 @@ public class Anomalies {
                 .replaceWithVoid();
     }
 
-    /** Oldest first, {@code limit} at a time after the anomaly with id {@code after}. */
-    public Uni<List<PaymentAnomaly>> page(long after, int limit) {
-        return db.run(Resend.READ, session -> session.createNamedQuery(PaymentAnomaly.PAGE, PaymentAnomaly.class)
+    /**
+     * Oldest first, {@code limit} at a time after the anomaly with id {@code after}; only the resolved ones, or only
+     * those still waiting for someone (the on-call queue), unless {@code resolved} is null.
+     */
+    public Uni<List<PaymentAnomaly>> page(Boolean resolved, long after, int limit) {
+        String query = resolved == null ? PaymentAnomaly.PAGE
+                : resolved ? PaymentAnomaly.PAGE_RESOLVED : PaymentAnomaly.PAGE_UNRESOLVED;
+        return db.run(Resend.READ, session -> session.createNamedQuery(query, PaymentAnomaly.class)
                 .setParameter("after", after).setMaxResults(limit).getResultList());
+    }
+
+    /**
+     * Records that {@code by} dealt with anomaly {@code id}, once: the first resolution stands, and a later one gets
+     * it back unchanged. Null when there is no such anomaly. A second resolution racing the first waits for its row
+     * lock, then changes nothing and reads the first, committed by then. Safe to re-send for the same reason.
+     */
+    public Uni<PaymentAnomaly> resolve(long id, String by, String note, Instant at) {
+        return db.run(Resend.GUARDED, session -> session.createNativeQuery("update payment_anomalies set"
+                        + " resolved_by = :by, resolution_note = :note, resolved_at = cast(:at as timestamptz)"
+                        + " where id = :id and resolved_at is null returning *", PaymentAnomaly.class)
+                .setParameter("id", id).setParameter("by", by).setParameter("note", note).setParameter("at", at)
+                .getSingleResultOrNull()
+                .chain(resolved -> resolved != null ? Uni.createFrom().item(resolved)
+                        : session.get(PaymentAnomaly.class, id)));
     }
 }

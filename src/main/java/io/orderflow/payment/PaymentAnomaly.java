@@ -14,10 +14,16 @@ import java.util.UUID;
 @Entity
 @Table(name = "payment_anomalies")
 @NamedQuery(name = PaymentAnomaly.PAGE, query = "from PaymentAnomaly where id > :after order by id")
+@NamedQuery(name = PaymentAnomaly.PAGE_UNRESOLVED,
+        query = "from PaymentAnomaly where id > :after and resolvedAt is null order by id")
+@NamedQuery(name = PaymentAnomaly.PAGE_RESOLVED,
+        query = "from PaymentAnomaly where id > :after and resolvedAt is not null order by id")
 public class PaymentAnomaly {
 
-    /** Named, so that Hibernate parses it at boot and never on the event loop. */
+    /** Named, so that Hibernate parses them at boot and never on the event loop. */
     static final String PAGE = "PaymentAnomaly.page";
+    static final String PAGE_UNRESOLVED = "PaymentAnomaly.pageUnresolved";
+    static final String PAGE_RESOLVED = "PaymentAnomaly.pageResolved";
 
     public enum Kind {
         AMOUNT_MISMATCH("amount-mismatch"),
@@ -69,4 +75,14 @@ public class PaymentAnomaly {
 
     @Column(nullable = false)
     public Instant at;
+
+    /** Who dealt with it (a token's subject), what they noted and when (V29); null while it waits for someone. */
+    @Column(name = "resolved_by", columnDefinition = "text")
+    public String resolvedBy;
+
+    @Column(name = "resolution_note", columnDefinition = "text")
+    public String resolutionNote;
+
+    @Column(name = "resolved_at")
+    public Instant resolvedAt;
 }

@@ -21,6 +21,10 @@ import org.hibernate.type.SqlTypes;
 @NamedQuery(name = PaymentAttemptEntity.OF_ORDER,
         query = "from PaymentAttemptEntity where orderId = :order order by createdAt, id")
 @NamedQuery(name = PaymentAttemptEntity.REPLACED_BY, query = "from PaymentAttemptEntity where replacedBy = :by")
+@NamedQuery(name = PaymentAttemptEntity.STUCK, query = "from PaymentAttemptEntity where state = 'PENDING'"
+        + " and createdAt < :before and id > :after order by id")
+@NamedQuery(name = PaymentAttemptEntity.ANSWERED, query = "update PaymentAttemptEntity set lastAnswer = :answer,"
+        + " lastAskedAt = :at where id = :id")
 @NamedQuery(name = PaymentAttemptEntity.MARK_FAILED, query = "update PaymentAttemptEntity set state = 'FAILED',"
         + " updatedAt = :at where id = :id and state in ('PENDING', 'REPLACED')")
 @NamedQuery(name = PaymentAttemptEntity.MARK_CANCELLED, query = "update PaymentAttemptEntity set state = 'CANCELLED',"
@@ -33,6 +37,8 @@ public class PaymentAttemptEntity {
     static final String REPLACED_BY = "PaymentAttempt.replacedBy";
     static final String MARK_FAILED = "PaymentAttempt.markFailed";
     static final String MARK_CANCELLED = "PaymentAttempt.markCancelled";
+    static final String STUCK = "PaymentAttempt.stuck";
+    static final String ANSWERED = "PaymentAttempt.answered";
 
     @Id
     public UUID id;
@@ -65,6 +71,13 @@ public class PaymentAttemptEntity {
 
     @Column(name = "updated_at", nullable = false)
     public Instant updatedAt;
+
+    /** What the janitor last heard about it (V29): {@code pending}, {@code no-answer}, ...; null until asked. */
+    @Column(name = "last_answer", columnDefinition = "text")
+    public String lastAnswer;
+
+    @Column(name = "last_asked_at")
+    public Instant lastAskedAt;
 
     PaymentAttempt toAttempt() {
         return new PaymentAttempt(id, orderId, provider, reference, amount, currency.trim(),

@@ -70,6 +70,26 @@ public class PaymentAttempts {
                 .getResultList()).map(PaymentAttempts::attempts);
     }
 
+    /**
+     * What the janitor heard when it asked about attempt {@code id}; {@code updated_at} stays the claim's, so the
+     * next question waits the whole window.
+     */
+    public Uni<Void> recordAnswer(UUID id, String answer, Instant at) {
+        return db.run(session -> session.createNamedQuery(PaymentAttemptEntity.ANSWERED).setParameter("id", id)
+                .setParameter("answer", answer).setParameter("at", at).executeUpdate()).replaceWithVoid();
+    }
+
+    /**
+     * Attempts still pending that started before {@code before} (whether or not the janitor can ask about them: one
+     * the provider never gave a reference has none), keyset-paged by id.
+     */
+    public Uni<List<PaymentAttemptEntity>> stuck(Instant before, UUID after, int limit) {
+        UUID from = after == null ? new UUID(0, 0) : after; // PostgreSQL orders uuids by their bytes
+        return db.run(Resend.READ, session -> session.createNamedQuery(PaymentAttemptEntity.STUCK,
+                        PaymentAttemptEntity.class).setParameter("before", before).setParameter("after", from)
+                .setMaxResults(limit).getResultList());
+    }
+
     /** All attempts of an order, oldest first (tests and operators). */
     public Uni<List<PaymentAttempt>> ofOrder(UUID orderId) {
         return db.run(Resend.READ,

@@ -56,32 +56,34 @@ public class PaymentCallbacks {
         } catch (NotificationRejected rejected) {
             return Uni.createFrom().item(acks.rejected(provider, rejected));
         }
-        return Uni.createFrom().deferred(() -> decide(provider, notification))
+        return Uni.createFrom().deferred(() -> decide(provider, notification, provider.name()))
                 .onFailure().recoverWithItem(failure -> acks.refuse(provider, failure));
     }
 
     /**
      * What the provider said when asked (reconciliation), applied exactly like a notification of it: the same
-     * matching, transition path and dedup (the notification's id, in the provider's scope, says what was asked).
+     * matching, transition path and dedup (the notification's id, in the provider's scope, says what was asked); the
+     * history names the janitor as the move's actor.
      */
     Uni<Reply> reconcile(PaymentProvider provider, Notification notification) {
-        return decide(provider, notification);
+        return decide(provider, notification, Reconciler.ACTOR);
     }
 
-    private Uni<Reply> decide(PaymentProvider provider, Notification notification) {
+    /** @param actor who the history says made a move: the provider, or the janitor that asked it */
+    private Uni<Reply> decide(PaymentProvider provider, Notification notification, String actor) {
         if (notification instanceof Notification.Ignored ignored) {
             LOG.infof("%s event %s of type %s ignored", provider.name(), ignored.id(), ignored.type());
             return Uni.createFrom().item(acks.acknowledge(provider, notification, "ignored", null));
         }
         Notification.Correlated report = storable((Notification.Correlated) notification);
         if (report instanceof Notification.RefundSucceeded || report instanceof Notification.RefundFailed) {
-            return refundReports.decide(provider, report, () -> matched(provider, report));
+            return refundReports.decide(provider, report, actor, () -> matched(provider, report, actor));
         }
-        return matched(provider, report);
+        return matched(provider, report, actor);
     }
 
     /** A report about a payment, matched to its attempt and applied through the transition path. */
-    private Uni<Reply> matched(PaymentProvider provider, Notification.Correlated report) {
+    private Uni<Reply> matched(PaymentProvider provider, Notification.Correlated report, String actor) {
         return match(provider, report.subject()).chain(match -> {
             if (report instanceof Notification.Invalid invalid) {
                 return anomalous.invalid(provider, invalid, match == null ? null : match.orderId());
@@ -90,7 +92,8 @@ public class PaymentCallbacks {
                 return anomalous.unmatched(provider, report);
             }
             return events.once(provider, report, match.orderId(),
-                    claim -> transitions.apply(provider, report, match, claim), () -> recordRefund(provider, report));
+                    claim -> transitions.apply(provider, report, match, claim, actor),
+                    () -> recordRefund(provider, report));
         });
     }
 

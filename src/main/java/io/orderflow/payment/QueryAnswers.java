@@ -74,6 +74,15 @@ final class QueryAnswers {
         return outcome.is(ProviderOutcome.Status.ERROR) && outcome.value() != null && outcome.value().reason() != null;
     }
 
+    /**
+     * What the janitor heard, as the stuck-payments list shows it: {@code answered <status>} when the answer settles
+     * the payment, else why not ({@link #unsettled}); with the provider's code when it gave one.
+     */
+    static String heard(ProviderOutcome<PaymentState> outcome, boolean settles) {
+        String what = settles ? "answered " + outcome.status().name().toLowerCase() : unsettled(outcome);
+        return outcome.code() == null ? what : what + " (" + outcome.code() + ")";
+    }
+
     /** Why a query settled nothing: still pending, the query refused, or no answer (timeout, circuit open). */
     static String unsettled(ProviderOutcome<PaymentState> outcome) {
         return switch (outcome.status()) {

@@ -28,6 +28,9 @@ public class Reconciler {
 
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
 
+    /** The actor the history names for the moves the janitor's answers make. */
+    static final String ACTOR = "reconciler";
+
     private final PaymentAttempts attempts;
     private final ProviderCommands commands;
     private final PaymentProviders providers;
@@ -79,28 +82,36 @@ public class Reconciler {
                         }));
     }
 
+    /** Asks about one attempt; what was heard is recorded with it (the stuck-payments list shows it). */
     private Uni<String> ask(PaymentAttempt attempt) {
         return withProvider(attempt.provider(), provider -> provider.queryPayment(attempt.reference())
                 .chain(outcome -> {
                     Notification answer = QueryAnswers.payment(attempt, outcome);
-                    if (answer == null) {
-                        String what = QueryAnswers.unsettled(outcome);
-                        count(provider, what);
-                        if (what.equals(QueryAnswers.QUERY_DECLINED)) {
-                            // the question was refused (a bad or revoked key, another account's payment): nothing
-                            // is known about the payment, which stays pending and is asked about again after
-                            // payments.reconcile.after
-                            LOG.warnf("%s refused the query about attempt %s (%s): %s %s; it is asked again later",
-                                    provider.name(), attempt.id(), attempt.reference(), outcome.code(),
-                                    outcome.message());
-                        }
-                        return Uni.createFrom().item(attempt.reference() + " " + what);
-                    }
-                    count(provider, "answered");
-                    LOG.infof("%s says attempt %s (%s) is %s: applying it", provider.name(), attempt.id(),
-                            attempt.reference(), outcome.status());
-                    return callbacks.reconcile(provider, answer).map(reply -> said(attempt.reference(), reply));
+                    return attempts.recordAnswer(attempt.id(), QueryAnswers.heard(outcome, answer != null),
+                            times.now()).chain(() -> apply(provider, attempt, outcome, answer));
                 }));
+    }
+
+    /** The answer applied through the callbacks' path, or, when it settles nothing, counted and left for later. */
+    private Uni<String> apply(PaymentProvider provider, PaymentAttempt attempt, ProviderOutcome<PaymentState> outcome,
+            Notification answer) {
+        if (answer == null) {
+            String what = QueryAnswers.unsettled(outcome);
+            count(provider, what);
+            if (what.equals(QueryAnswers.QUERY_DECLINED)) {
+                // the question was refused (a bad or revoked key, another account's payment): nothing
+                // is known about the payment, which stays pending and is asked about again after
+                // payments.reconcile.after
+                LOG.warnf("%s refused the query about attempt %s (%s): %s %s; it is asked again later",
+                        provider.name(), attempt.id(), attempt.reference(), outcome.code(),
+                        outcome.message());
+            }
+            return Uni.createFrom().item(attempt.reference() + " " + what);
+        }
+        count(provider, "answered");
+        LOG.infof("%s says attempt %s (%s) is %s: applying it", provider.name(), attempt.id(),
+                attempt.reference(), outcome.status());
+        return callbacks.reconcile(provider, answer).map(reply -> said(attempt.reference(), reply));
     }
 
     private Uni<String> askAboutRefund(ProviderCommands.Refund refund) {

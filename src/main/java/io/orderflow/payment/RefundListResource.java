@@ -1,6 +1,7 @@
 package io.orderflow.payment;
 
 import io.orderflow.common.Callers;
+import io.orderflow.common.http.PageParams;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
@@ -33,15 +34,9 @@ public class RefundListResource {
     /** Every parameter is taken as text: a value JAX-RS cannot convert would otherwise be answered 404. */
     @GET
     public Uni<Page> list(@RestQuery String status, @RestQuery String limit, @RestQuery String after) {
-        int size = limit == null ? 20 : pageSize(limit);
-        if (size < 1 || size > MAX_PAGE) {
-            throw ProblemException.of(ProblemType.INVALID_REQUEST, "limit must be between 1 and " + MAX_PAGE);
-        }
+        int size = PageParams.size(limit, 20, MAX_PAGE);
         RefundView.Status wanted = status == null ? null : status(status);
-        UUID from = after == null ? null : RefundResource.uuidOrNull(after);
-        if (after != null && from == null) {
-            throw ProblemException.of(ProblemType.INVALID_REQUEST, "after must be the next value of a previous page");
-        }
+        UUID from = PageParams.uuidAfter(after);
         return refunds.page(wanted, from, size).map(found -> new Page(found,
                 found.size() == size ? found.get(found.size() - 1).id().toString() : null));
     }
@@ -53,9 +48,5 @@ public class RefundListResource {
             }
         }
         throw ProblemException.of(ProblemType.INVALID_REQUEST, "status must be PENDING, SUCCEEDED or FAILED");
-    }
-
-    private static int pageSize(String limit) {
-        return limit.isEmpty() || limit.length() > 3 || !limit.chars().allMatch(Character::isDigit) ? -1 : Integer.parseInt(limit);
     }
 }

@@ -61,9 +61,11 @@ public class RefundOutcomes {
      * Applies {@code status} to refund {@code id} when it is still PENDING (the refund as settled, or null when it
      * had been settled before), and moves its order to REFUNDED when its refunds have given the capture back —
      * which a repeat checks again, so a crash between the two is mended by the next report.
+     *
+     * @param actor who the history names for that move (the provider, the janitor, the refund worker)
      */
-    public Uni<RefundView> settle(String provider, UUID id, RefundView.Status status, String providerRefundId,
-            String reason) {
+    public Uni<RefundView> settle(String provider, String actor, UUID id, RefundView.Status status,
+            String providerRefundId, String reason) {
         return refunds.settle(id, status, providerRefundId, reason, times.now()).call(settled -> {
             if (settled != null) {
                 counter(provider, status).increment();
@@ -72,13 +74,13 @@ public class RefundOutcomes {
                             provider, id, settled.orderId(), settled.amount(), settled.currency(), reason);
                 }
             }
-            return status == RefundView.Status.SUCCEEDED ? refunds.find(id).chain(this::completeIfWhole)
+            return status == RefundView.Status.SUCCEEDED ? refunds.find(id).chain(r -> completeIfWhole(r, actor))
                     : Uni.createFrom().voidItem();
         });
     }
 
     /** The refund's order moves to REFUNDED once its refunds that succeeded add up to its capture. */
-    private Uni<Void> completeIfWhole(RefundView refund) {
+    private Uni<Void> completeIfWhole(RefundView refund, String actor) {
         if (refund == null || refund.status() != RefundView.Status.SUCCEEDED) {
             return Uni.createFrom().voidItem();
         }
@@ -93,7 +95,7 @@ public class RefundOutcomes {
             OrderEvent event = order.status() == OrderStatus.REFUND_PENDING ? OrderEvent.REFUND_SUCCEEDED
                     : OrderEvent.REFUND_COMPLETED;
             TransitionCommand command = new TransitionCommand(order.id(), event, details, null, payment.provider(),
-                    null, null);
+                    actor, null, null);
             return orders.transition(command, null, result -> null).replaceWithVoid()
                     // another report completed it first
                     .onFailure(IllegalTransitionException.class).recoverWithNull();

@@ -48,8 +48,12 @@ public class RefundReports {
         this.events = events;
     }
 
-    /** {@code otherwise}: the payment path, for a report of a whole capture refunded that names no refund of ours. */
-    Uni<Reply> decide(PaymentProvider provider, Notification.Correlated report, Supplier<Uni<Reply>> otherwise) {
+    /**
+     * @param actor who the history names for the order's move to REFUNDED: the provider, or the janitor
+     * @param otherwise the payment path, for a report of a whole capture refunded that names no refund of ours
+     */
+    Uni<Reply> decide(PaymentProvider provider, Notification.Correlated report, String actor,
+            Supplier<Uni<Reply>> otherwise) {
         UUID named = report instanceof Notification.RefundSucceeded s ? s.refund()
                 : ((Notification.RefundFailed) report).refund();
         String providerRefund = report instanceof Notification.RefundSucceeded s ? s.refundId()
@@ -67,7 +71,7 @@ public class RefundReports {
             }
             boolean succeeded = report instanceof Notification.RefundSucceeded;
             String reason = report instanceof Notification.RefundFailed f ? f.reason() : null;
-            return outcomes.settle(provider.name(), refund.id(), succeeded ? RefundView.Status.SUCCEEDED
+            return outcomes.settle(provider.name(), actor, refund.id(), succeeded ? RefundView.Status.SUCCEEDED
                     : RefundView.Status.FAILED, providerRefund, reason)
                     .call(() -> succeeded && providerRefund != null ? commands.recordRefund(provider.name(),
                             providerRefund, refund.captureTxnId(), refund.id(), times.now())

@@ -24,6 +24,9 @@ public class RefundWorker {
 
     private static final Logger LOG = Logger.getLogger(RefundWorker.class);
 
+    /** Who settles a refund the provider refused when asked to make it. */
+    static final String ACTOR = "refund-worker";
+
     private final ProviderCommands commands;
     private final PaymentProviders providers;
     private final RefundsConfig config;
@@ -105,8 +108,8 @@ public class RefundWorker {
                             refund.captureTxnId(), refund.id(), outcome.code());
                     // the command's refund (a double capture's has none) failed: owed again
                     yield settle(refund, "FAILED", refundId, what, null).call(settled -> settled
-                            ? outcomes.settle(provider.name(), refund.id(), RefundView.Status.FAILED, refundId,
-                                    outcome.code() + ": " + outcome.message())
+                            ? outcomes.settle(provider.name(), ACTOR, refund.id(), RefundView.Status.FAILED,
+                                    refundId, outcome.code() + ": " + outcome.message())
                             : Uni.createFrom().voidItem());
                 }
                 case CANCELED, UNDEFINED -> settle(refund, "SENT", refundId, what, backoff(config, refund.tries()));

@@ -39,15 +39,17 @@ public class ReportTransitions {
      * A transaction id belongs to one order: the capture row the move writes in its statement makes a reuse on
      * another order fail the whole statement (nothing moves), and a second capture that names another order's
      * transaction is not kept; both are answered {@code txn-reused}. No read before the move: one round trip.
+     *
+     * @param actor who the history names: the provider, or the janitor that asked it
      */
     Uni<Reply> apply(PaymentProvider provider, Notification.Correlated notification, MatchedAttempt match,
-            KeyClaim claim) {
+            KeyClaim claim, String actor) {
         PaymentReport report = PaymentReport.of(notification, match);
         String name = provider.name();
         EventDetails.ProviderReport details = new EventDetails.ProviderReport(name, report.transactionId(),
                 report.amount(), report.currency(), match.attemptId());
         TransitionCommand command = new TransitionCommand(match.orderId(), report.event(), details, null, name,
-                notification.id(), null);
+                actor, notification.id(), null);
         return orders.transition(command, claim, result -> ack(provider, notification, report, result))
                 .chain(done -> OtherPayments.isDoubleCapture(report, done.result())
                         ? others.doubleCapture(provider, notification, report, match, done.result().order(),

@@ -112,18 +112,21 @@ class HostileInputTest {
     }
 
     /**
-     * The anomalies page's query parameters, hostile: each a 400 problem (a number that is no number was a 404).
+     * The operators' pages' query parameters, hostile: each a 400 problem (a number that is no number was a 404).
      * Listing writes nothing, so nothing may have been written.
      */
     @Test
-    void shouldAnswerHostileAnomalyPageParametersWithA400ProblemAndWriteNothing() {
+    void shouldAnswerHostileOperatorPageParametersWithA400ProblemAndWriteNothing() {
         Map<String, Long> rowsBefore = otherWrites();
-        for (String query : new String[] { "limit=abc", "limit=1.5", "limit=-1", "limit=101", "limit=%00",
-            "after=%00", "after=abc", "after=1.5" }) {
-            Response answer = Auth.operator().filter(Contract.invalidRequest()).get("/payments/anomalies?" + query);
-            check("GET /payments/anomalies?" + query, answer);
+        for (String query : new String[] { "/payments/anomalies?limit=abc", "/payments/anomalies?limit=1.5",
+            "/payments/anomalies?limit=-1", "/payments/anomalies?limit=101", "/payments/anomalies?limit=%00",
+            "/payments/anomalies?after=%00", "/payments/anomalies?after=abc", "/payments/anomalies?after=1.5",
+            "/ops/payments-stuck?limit=%00", "/ops/payments-stuck?limit=1e2", "/ops/payments-stuck?after=%00",
+            "/ops/payments-stuck?after=" + "f".repeat(300) }) {
+            Response answer = Auth.operator().filter(Contract.invalidRequest()).get(query);
+            check("GET " + query, answer);
             if (answer.statusCode() != 400 || !(TYPES + "invalid-request").equals(answer.path("type"))) {
-                failures.add("GET /payments/anomalies?" + query + ": " + answer.statusCode() + " " + answer.asString());
+                failures.add("GET " + query + ": " + answer.statusCode() + " " + answer.asString());
             }
         }
         assertTrue(failures.isEmpty(), failures.size() + " bad answers:\n" + String.join("\n", failures));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.GroupedWrites;
+import io.orderflow.support.Auth;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Meters;
@@ -16,6 +17,7 @@ import io.orderflow.support.RedisCache;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -181,6 +183,21 @@ class GroupCommitTest {
             assertEquals(trackingNumbers.get(i),
                     Sql.string("select tracking_number from orders where id = ?::uuid", paid.get(i)));
             assertEquals("DHL " + i, Sql.string("select carrier from orders where id = ?::uuid", paid.get(i)));
+        }
+    }
+
+    @Test
+    void shouldRecordEachRowsOwnActorInABatch() {
+        List<String> paid = IntStream.range(0, 5).mapToObj(i -> paidOrder()).toList();
+        List<List<String>> batches = new ArrayList<>();
+        List<Response> answers = batches(batches, () -> whileTheSlotsAreHeld(false, paid.size(), paid.size(),
+                i -> Auth.operator("ops-batch-" + i).contentType(ContentType.JSON).body(shipBody())
+                        .post("/orders/" + paid.get(i) + "/ship")));
+        assertEquals(List.of(Set.copyOf(paid)), batches.stream().map(Set::copyOf).toList(), "one batch of the five");
+        for (int i = 0; i < paid.size(); i++) {
+            answers.get(i).then().statusCode(200);
+            assertEquals("ops-batch-" + i, Sql.string("select actor from order_transitions where order_id ="
+                    + " ?::uuid and event = 'SHIP'", paid.get(i)));
         }
     }
 

@@ -17,7 +17,6 @@ import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -44,27 +43,17 @@ class ReconciliationTest extends SandboxedProviderTest {
 
     /** An order paying through Stripe with PaymentIntent {@code intent}, its attempt pending for {@code minutes}. */
     private String pendingWithStripe(String intent, int minutes) {
-        String id = createOrder();
-        server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
-                "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
-        postKeyed(id, "pay", Map.of("provider", "stripe"), newKey()).then().statusCode(200);
-        Sql.update("update payment_attempts set updated_at = now() - make_interval(mins => ?) where order_id = ?",
-                minutes, UUID.fromString(id));
+        String id = Janitor.payingWithStripe(server, intent);
+        stale(id, minutes);
         return id;
     }
 
     private void stripeSays(String intent, String status, String charge) {
-        server.stubFor(get(urlPathEqualTo("/v1/payment_intents/" + intent)).willReturn(okJson(
-                StripeFixtures.intent(intent, status, String.valueOf(AMOUNT), "eur", charge))));
+        Janitor.stripeSays(server, intent, status, charge);
     }
 
-    /** One run of the janitor, on a Vert.x context as the scheduler runs it. */
     private List<String> reconcile() {
-        try {
-            return VertxContextSupport.subscribeAndAwait(() -> reconciler.reconcile());
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        return Janitor.run(reconciler);
     }
 
     private static void stale(String orderId, int minutes) {
@@ -114,7 +103,8 @@ class ReconciliationTest extends SandboxedProviderTest {
         assertEquals("CAPTURED", Sql.string("select state from payment_attempts where order_id = ?",
                 UUID.fromString(id)));
         Auth.operator().get("/orders/" + id + "/transitions").then()
-                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("stripe"));
+                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.source", is("stripe"))
+                .body("find { it.event == 'PAYMENT_SUCCEEDED' }.actor", is("reconciler"));
         reconcile();
         server.verify(1, getRequestedFor(urlPathEqualTo("/v1/payment_intents/" + intent)));
         assertConsistent(id);
@@ -145,6 +135,10 @@ class ReconciliationTest extends SandboxedProviderTest {
         Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"));
         assertEquals("REFUNDED", Sql.string("select state from payment_captures where txn_id = ?", charge));
         assertEquals(1, Sql.historyCount(id, "REFUND_SUCCEEDED"));
+        assertEquals("reconciler", Sql.string("select actor from order_transitions where order_id = ? and event ="
+                + " 'REFUND_SUCCEEDED'", UUID.fromString(id)));
+        assertEquals("stripe", Sql.string("select actor from order_transitions where order_id = ? and event ="
+                + " 'PAYMENT_SUCCEEDED'", UUID.fromString(id)), "the webhook's move is the provider's");
         reconcile();
         server.verify(1, getRequestedFor(urlPathEqualTo("/v1/refunds/re_" + suffix)));
         assertConsistent(id);

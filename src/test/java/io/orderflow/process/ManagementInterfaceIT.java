@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.support.ItDatabase;
 import io.orderflow.support.ServiceProcess;
 import java.net.URI;
@@ -25,8 +27,14 @@ class ManagementInterfaceIT {
     @Test
     void shouldServeHealthAndMetricsOnlyOnTheManagementPortInProdMode() throws Exception {
         ItDatabase.createIfMissing();
-        ServiceProcess service = ServiceProcess.start("ManagementInterfaceIT", Map.of()).awaitReady();
+        ServiceProcess service = ServiceProcess.start("ManagementInterfaceIT",
+                Map.of(ServiceProcess.JSON_LOGS, ServiceProcess.AS_SHIPPED)).awaitReady();
         try {
+            String started = service.logText().lines().filter(line -> line.contains("Listening on")).findFirst()
+                    .orElseThrow();
+            JsonNode line = new ObjectMapper().readTree(started);
+            assertEquals("INFO", line.path("level").asText(), "the prod console is JSON: " + started);
+            assertTrue(line.path("message").asText().contains("Listening on"), started);
             assertAll(
                     () -> assertEquals(404, status(service.uri("/q/metrics")), "public /q/metrics"),
                     () -> assertEquals(404, status(service.uri("/q/health/ready")), "public /q/health/ready"),

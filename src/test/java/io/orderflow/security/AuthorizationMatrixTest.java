@@ -51,6 +51,7 @@ class AuthorizationMatrixTest {
             case "deliver" -> json.body(Map.of()).post("/orders/" + orderId + "/deliver");
             case "cancel" -> json.body(Map.of("reason", "matrix")).post("/orders/" + orderId + "/cancel");
             case "anomalies" -> spec.get("/payments/anomalies");
+            case "stuck" -> spec.get("/ops/payments-stuck");
             case "events" -> spec.queryParam("limit", 1).get("/events");
             case "tokens" -> spec.post("/idempotency-tokens");
             case "state-machine" -> spec.get("/state-machine");
@@ -73,6 +74,7 @@ class AuthorizationMatrixTest {
             "cancel, none, 401", "cancel, forged, 401", "cancel, owner, 200", "cancel, other, 404",
             "cancel, operator, 200",
             "anomalies, none, 401", "anomalies, owner, 403", "anomalies, operator, 200",
+            "stuck, none, 401", "stuck, owner, 403", "stuck, operator, 200",
             "events, none, 401", "events, owner, 403", "events, operator, 200",
             "tokens, none, 401", "tokens, owner, 201", "tokens, operator, 403",
             "state-machine, none, 401", "state-machine, owner, 200", "state-machine, operator, 200" })

@@ -49,7 +49,12 @@ public final class Auth {
     }
 
     public static RequestSpecification operator() {
-        return bearer(token(Callers.OPERATOR, "ops-1"));
+        return operator("ops-1");
+    }
+
+    /** An operator whose token's subject is {@code subject}. */
+    public static RequestSpecification operator(String subject) {
+        return bearer(token(Callers.OPERATOR, subject));
     }
 
     /** A request carrying {@code token} as a plain header, as clients send it (and the contract validator sees it). */

@@ -59,6 +59,10 @@ public final class ServiceProcess {
         this.extra = extra;
     }
 
+    /** The switch of the prod profile's JSON console; {@link #AS_SHIPPED} as its value leaves the shipped default. */
+    public static final String JSON_LOGS = "QUARKUS_LOG_CONSOLE_JSON_ENABLED";
+    public static final String AS_SHIPPED = "as-shipped";
+
     /** The environment every instance gets: the IT database and Redis database, the dev JWT key, the mockpay secret. */
     public static Map<String, String> baseEnvironment() {
         Map<String, String> env = new LinkedHashMap<>();
@@ -103,6 +107,13 @@ public final class ServiceProcess {
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
         builder.environment().putAll(baseEnvironment());
         builder.environment().putAll(extra);
+        // LogScan reads plain lines: a prod jar's JSON console is turned plain unless a test asks for it as shipped
+        String json = extra.get(JSON_LOGS);
+        if (json == null) {
+            builder.environment().put(JSON_LOGS, "false");
+        } else if (json.equals(AS_SHIPPED)) {
+            builder.environment().remove(JSON_LOGS);
+        }
         builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
         builder.environment().put("QUARKUS_MANAGEMENT_PORT", String.valueOf(managementPort));
         try {

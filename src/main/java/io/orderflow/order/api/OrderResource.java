@@ -165,11 +165,12 @@ public class OrderResource {
                 replies.canonical(request), tier, orderId, row -> replies.ok(service.recordedOrder(row)));
         return gate.execute(keyed, claim -> service.transition(
                 new TransitionCommand(orderId, event, details, version, TransitionCommand.API,
-                        claim == null ? null : claim.requestKey(), caller.owner()),
+                        caller.name(), claim == null ? null : claim.requestKey(), caller.owner()),
                 claim, result -> replies.ok(result.order(), result.additions())).map(OrderService.Transitioned::reply))
                 .chain(reply -> key == null || !reply.isReplayed() ? Uni.createFrom().item(reply)
                         : service.withReplayReply(new TransitionCommand(orderId, event, details, version,
-                                TransitionCommand.API, IdempotencyKeys.parse(key), caller.owner()), reply))
+                                TransitionCommand.API, caller.name(), IdempotencyKeys.parse(key), caller.owner()),
+                                reply))
                 .map(Reply::toResponse);
     }
 

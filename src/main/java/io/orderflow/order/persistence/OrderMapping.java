@@ -70,7 +70,7 @@ public class OrderMapping {
     Transition toTransition(TransitionEntity t) {
         OrderEvent event = OrderEvent.valueOf(t.event);
         return new Transition(t.seq, event, OrderStatus.valueOf(t.fromStatus), OrderStatus.valueOf(t.toStatus),
-                t.at, t.source, t.requestKey, details(event, t.details));
+                t.at, t.source, t.actor, t.requestKey, details(event, t.details));
     }
 
     /** The details as the history stores them: the record's fields by name. */

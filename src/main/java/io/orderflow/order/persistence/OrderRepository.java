@@ -152,7 +152,7 @@ public class OrderRepository {
                     .setParameter("id", command.orderId()).setParameter("event", command.event().name())
                     .setParameter("now", now).setParameter("owner", command.owner())
                     .setParameter("version", command.ifMatch()).setParameter("source", command.source())
-                    .setParameter("requestKey", command.requestKey()).setParameter("details", details);
+                    .setParameter("actor", command.actor()).setParameter("requestKey", command.requestKey()).setParameter("details", details);
             changes.forEach((field, value) -> query.setParameter(TransitionSql.paramName(field), value));
             required.forEach((field, value) -> query.setParameter(TransitionSql.requiredName(field), value));
             if (report != null) {
@@ -172,6 +172,7 @@ public class OrderRepository {
         values.put("owner", command.owner());
         values.put("version", command.ifMatch());
         values.put("source", command.source());
+        values.put("actor", command.actor());
         values.put("request_key", command.requestKey());
         values.put("details", details);
         changes.forEach((field, value) -> values.put(TransitionSql.paramName(field), value));
@@ -203,7 +204,7 @@ public class OrderRepository {
     record HistoryEntry(int seq, String event, String from, String to, Map<String, Object> details) {
         Transition toTransition(OrderMapping mapping) {
             OrderEvent e = OrderEvent.valueOf(event);
-            return new Transition(seq, e, OrderStatus.valueOf(from), OrderStatus.valueOf(to), null, null, null,
+            return new Transition(seq, e, OrderStatus.valueOf(from), OrderStatus.valueOf(to), null, null, null, null,
                     mapping.details(e, details));
         }
     }

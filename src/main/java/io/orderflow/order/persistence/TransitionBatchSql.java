@@ -34,7 +34,7 @@ public final class TransitionBatchSql {
     /** The columns every row has, before the fields it sets and the writes' parameters. */
     static final List<Column> BASE = List.of(new Column("id", "uuid"), new Column("now", "timestamptz"),
             new Column("owner", "text"), new Column("version", "bigint"), new Column("source", "text"),
-            new Column("request_key", "text"), new Column("details", "jsonb"));
+            new Column("actor", "text"), new Column("request_key", "text"), new Column("details", "jsonb"));
 
     private record Shape(OrderEvent event, Set<OrderField> changed, List<String> writes) {
     }
@@ -92,8 +92,8 @@ public final class TransitionBatchSql {
                 .append(TransitionSql.conditions(event, "b." + TransitionSql.paramName(OrderField.PAYMENT_PROVIDER)))
                 .append(" returning o.*, r.from_status),")
                 .append(" history as (insert into order_transitions (order_id, seq, event, from_status, to_status,")
-                .append(" at, source, request_key, details) select m.id, m.version, :event, m.from_status, m.status,")
-                .append(" b.now, b.source, b.request_key, b.details from moved m join b on b.id = m.id)");
+                .append(" at, source, actor, request_key, details) select m.id, m.version, :event, m.from_status,")
+                .append(" m.status, b.now, b.source, b.actor, b.request_key, b.details from moved m join b on b.id = m.id)");
         for (int i = 0; i < writes.size(); i++) {
             sql.append(", write").append(i).append(" as (").append(writes.get(i).batchSql("moved", "b"))
                     .append(')');

@@ -45,6 +45,10 @@ public class TransitionEntity {
     @Column(nullable = false, columnDefinition = "text")
     public String source;
 
+    /** Who made the move (see {@link io.orderflow.order.domain.Transition}); null for API moves made before V28. */
+    @Column(columnDefinition = "text")
+    public String actor;
+
     @Column(name = "request_key", columnDefinition = "text")
     public String requestKey;
 

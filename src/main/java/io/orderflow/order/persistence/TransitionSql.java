@@ -89,8 +89,8 @@ public final class TransitionSql {
         }
         sql.append(" returning o.*, r.from_status),")
                 .append(" history as (insert into order_transitions (order_id, seq, event, from_status, to_status,")
-                .append(" at, source, request_key, details) select id, version, :event, from_status, status,")
-                .append(" cast(:now as timestamptz), :source, :requestKey, cast(cast(:details as text) as jsonb) from moved)");
+                .append(" at, source, actor, request_key, details) select id, version, :event, from_status,")
+                .append(" status, cast(:now as timestamptz), :source, cast(:actor as text), :requestKey, cast(cast(:details as text) as jsonb) from moved)");
         for (int i = 0; i < writes.size(); i++) {
             sql.append(", write").append(i).append(" as (").append(writes.get(i)).append(')');
         }

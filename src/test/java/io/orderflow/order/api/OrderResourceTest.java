@@ -4,8 +4,13 @@ import static io.orderflow.support.OrderMother.*;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Callbacks;
+import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Contract;
 import io.orderflow.support.Management;
 import io.orderflow.support.Sql;
@@ -14,6 +19,8 @@ import io.restassured.http.ContentType;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
@@ -56,6 +63,58 @@ class OrderResourceTest {
                 .body("seq", contains(1, 2, 3, 4))
                 .body("source", contains("api", "mockpay", "api", "api"))
                 .body("to", contains("PAYMENT_PENDING", "PAID", "SHIPPED", "DELIVERED"));
+    }
+
+    @Test
+    void shouldNameWhoMadeEachMoveInTheHistory() {
+        String payer = newCustomer();
+        String shipped = createOrder(payer);
+        postKeyed(shipped, "pay", payBody(), newKey()).then().statusCode(200);
+        Callbacks.deliver(Callbacks.success(shipped, AMOUNT, "EUR", "txn-" + UUID.randomUUID())).then().statusCode(200);
+        Auth.operator("ops-alice").contentType(ContentType.JSON).body(shipBody()).post("/orders/" + shipped + "/ship")
+                .then().statusCode(200);
+        String canceller = newCustomer();
+        String cancelled = createOrder(canceller);
+        Auth.customer(canceller).contentType(ContentType.JSON).body(Map.of("reason", "changed my mind"))
+                .post("/orders/" + cancelled + "/cancel").then().statusCode(200);
+        String cancelledByOps = createOrder();
+        Auth.operator("ops-bob").contentType(ContentType.JSON).body(Map.of()).post("/orders/" + cancelledByOps
+                + "/cancel").then().statusCode(200);
+
+        Auth.operator().get("/orders/" + shipped + "/transitions").then().statusCode(200)
+                .body("event", contains("PAY", "PAYMENT_SUCCEEDED", "SHIP"))
+                .body("source", contains("api", "mockpay", "api"))
+                .body("actor", contains(payer, "mockpay", "ops-alice"));
+        Auth.customer(canceller).get("/orders/" + cancelled + "/transitions").then().statusCode(200)
+                .body("actor", contains(canceller));
+        assertEquals("ops-bob", Sql.string("select actor from order_transitions where order_id = ?",
+                UUID.fromString(cancelledByOps)));
+    }
+
+    @Test
+    void shouldLogEachAppliedTransitionOnceWithItsActorAndAHashOfItsKeyButNeverTheKey() {
+        String id = paidOrder();
+        String key = "key-" + UUID.randomUUID();
+        Logger transitions = Logger.getLogger("io.orderflow.transitions");
+        Level was = transitions.getLevel();
+        transitions.setLevel(Level.INFO);
+        List<String> lines;
+        try (CapturedLog log = CapturedLog.start()) {
+            Auth.operator("ops-frank").contentType(ContentType.JSON).header("Idempotency-Key", key).body(shipBody())
+                    .post("/orders/" + id + "/ship").then().statusCode(200);
+            Auth.operator("ops-frank").contentType(ContentType.JSON).header("Idempotency-Key", key).body(shipBody())
+                    .post("/orders/" + id + "/ship").then().statusCode(200).header("Idempotent-Replayed", "true");
+            lines = log.atLeast(Level.INFO).stream().filter(line -> line.contains(id)).toList();
+        } finally {
+            transitions.setLevel(was);
+        }
+        assertEquals(1, lines.size(), "one line for the move, none for its replay: " + lines);
+        String line = lines.get(0);
+        assertTrue(line.startsWith("INFO [io.orderflow.transitions] order " + id + " SHIP applied: SHIPPED,"), line);
+        assertTrue(line.contains("actor ops-frank"), line);
+        assertTrue(line.contains("key sha256:" + IdempotencyKeys.fingerprint(key).substring(0, 16)), line);
+        assertFalse(line.contains(key), "never the key itself: " + line);
+        assertFalse(line.contains("JD0001"), "never the event's details: " + line);
     }
 
     @Test

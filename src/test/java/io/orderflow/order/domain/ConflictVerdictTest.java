@@ -154,9 +154,10 @@ class ConflictVerdictTest {
         Order pending = OrderFixtures.created().apply(PAY, mockpay, OrderFixtures.T0.plusSeconds(1));
         Order switched = pending.apply(PAY, stripe, OrderFixtures.T0.plusSeconds(2));
         List<Transition> history = List.of(
-                new Transition(1, PAY, OrderStatus.CREATED, OrderStatus.PAYMENT_PENDING, null, "api", null, mockpay),
+                new Transition(1, PAY, OrderStatus.CREATED, OrderStatus.PAYMENT_PENDING, null, "api", null, null,
+                        mockpay),
                 new Transition(2, PAY, OrderStatus.PAYMENT_PENDING, OrderStatus.PAYMENT_PENDING, null, "api", null,
-                        stripe));
+                        null, stripe));
         assertEquals(ConflictVerdict.DUPLICATE, ConflictVerdict.judge(switched, PAY, stripe, null, history));
         assertEquals(ConflictVerdict.RETRY, ConflictVerdict.judge(switched, PAY, mockpay, null, history));
     }

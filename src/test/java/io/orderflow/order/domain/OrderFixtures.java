@@ -41,7 +41,7 @@ final class OrderFixtures {
         for (OrderEvent event : events) {
             Order next = order.apply(event, detailsFor(event), T0.plusSeconds(history.size() + 1));
             history.add(new Transition((int) next.version(), event, order.status(), next.status(), next.updatedAt(),
-                    "test", null, detailsFor(event)));
+                    "test", "tester", null, detailsFor(event)));
             order = next;
         }
         return history;
