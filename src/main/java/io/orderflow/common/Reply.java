@@ -1,5 +1,11 @@
 package io.orderflow.common;
 
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
 import jakarta.ws.rs.core.Response;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -41,8 +47,7 @@ public record Reply(int status, String contentType, Map<String, String> headers,
      * {@code Cache-Control: no-store}: what is added is never stored (a payment credential read again for a replay).
      */
     public Reply withNeverStoredMembers(Map<String, Object> members) {
-        io.vertx.core.json.JsonObject json = new io.vertx.core.json.JsonObject(
-                io.vertx.core.buffer.Buffer.buffer(body));
+        JsonObject json = new JsonObject(Buffer.buffer(body));
         members.forEach(json::put);
         return new Reply(status, contentType, headers, json.toBuffer().getBytes()).withHeader("Cache-Control",
                 "no-store");
@@ -64,21 +69,21 @@ public record Reply(int status, String contentType, Map<String, String> headers,
      * by the kernel, and a client still sending its body could lose the answer it was sent. That rest is lost by
      * design, so its loss is no failure of the request.
      */
-    public void endClosing(io.vertx.core.http.HttpServerRequest request) {
+    public void endClosing(HttpServerRequest request) {
         request.exceptionHandler(lostRest -> {
         });
-        io.vertx.core.http.HttpServerResponse response = request.response();
+        HttpServerResponse response = request.response();
         response.setStatusCode(status).putHeader("Content-Type", contentType).putHeader("Connection", "close");
         headers.forEach(response::putHeader);
-        response.end(io.vertx.core.buffer.Buffer.buffer(body)).onComplete(written -> closeAfterInput(request));
+        response.end(Buffer.buffer(body)).onComplete(written -> closeAfterInput(request));
     }
 
     /** How long a refused request's remaining body is read and dropped before its connection is closed anyway. */
     static final long LINGER_MS = 2000;
 
-    private static void closeAfterInput(io.vertx.core.http.HttpServerRequest request) {
-        io.vertx.core.http.HttpServerResponse response = request.response();
-        io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
+    private static void closeAfterInput(HttpServerRequest request) {
+        HttpServerResponse response = request.response();
+        Context context = Vertx.currentContext();
         if (request.isEnded() || context == null) {
             response.close();
             return;

@@ -6,8 +6,12 @@ import io.orderflow.common.problem.ProblemMapper;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxException;
+import io.vertx.core.impl.NoStackTraceThrowable;
+import io.vertx.sqlclient.ClosedConnectionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -100,12 +104,12 @@ public class ResendPolicy {
             if (state != null) {
                 return state.startsWith("08") || CONNECTION_LOST.contains(state);
             }
-            if (t instanceof io.vertx.sqlclient.ClosedConnectionException || t instanceof ConnectException
-                    || (t instanceof IOException && !(t instanceof java.io.InterruptedIOException))) {
+            if (t instanceof ClosedConnectionException || t instanceof ConnectException
+                    || (t instanceof IOException && !(t instanceof InterruptedIOException))) {
                 return true;
             }
             // "Connection is not active now, current status: CLOSED": a pooled connection that died while idle
-            if ((t instanceof io.vertx.core.VertxException || t instanceof io.vertx.core.impl.NoStackTraceThrowable)
+            if ((t instanceof VertxException || t instanceof NoStackTraceThrowable)
                     && t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("connection")) {
                 return true;
             }

@@ -1,5 +1,6 @@
 package io.orderflow.idempotency;
 
+import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -109,7 +110,7 @@ public interface IdempotencyConfig {
          * 400 bytes around them); beyond it the least valuable go first.
          */
         @WithDefault("16M")
-        io.quarkus.runtime.configuration.MemorySize maxBytes();
+        MemorySize maxBytes();
     }
 
     /** Dedup records written on their own (a duplicate's or a refusal's, which change no business row). */

@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Function;
+import org.jboss.logging.Logger;
 
 /**
  * Runs a state-changing request at most once per Idempotency-Key and answers every repeat with the stored first
@@ -22,7 +23,7 @@ import java.util.function.Function;
 @ApplicationScoped
 public class IdempotencyGate {
 
-    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(IdempotencyGate.class);
+    private static final Logger LOG = Logger.getLogger(IdempotencyGate.class);
 
     private final RunningRequests running;
     private final RedisShutter shutter;

@@ -4,6 +4,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
 
 /** Counters of the idempotency layers, as Prometheus sees them under {@code orderflow_idempotency_*}. */
 // @Startup: its metrics exist from startup, at zero, for the alerts (k8s/monitoring)
@@ -19,14 +22,14 @@ public class IdempotencyMetrics {
         DATABASE
     }
 
-    private final java.util.Map<Layer, Counter> replays = new java.util.EnumMap<>(Layer.class);
+    private final Map<Layer, Counter> replays = new EnumMap<>(Layer.class);
     private final Counter inFlight;
     private final Counter fingerprintMismatches;
     private final Counter expiredRefusals;
 
     public IdempotencyMetrics(MeterRegistry registry) {
         for (Layer layer : Layer.values()) {
-            replays.put(layer, replays(registry, layer.name().toLowerCase(java.util.Locale.ROOT)));
+            replays.put(layer, replays(registry, layer.name().toLowerCase(Locale.ROOT)));
         }
         inFlight = Counter.builder("orderflow.idempotency.in.flight")
                 .description("Requests refused because the same key was still being processed").register(registry);

@@ -5,6 +5,7 @@ import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -61,7 +62,7 @@ public class IdempotencySweeper {
                                 .map(tokens -> new Swept(expired, purged, tokens))));
     }
 
-    private static Uni<Integer> drain(java.util.function.Supplier<Uni<Integer>> step, int batch, int done) {
+    private static Uni<Integer> drain(Supplier<Uni<Integer>> step, int batch, int done) {
         return step.get().chain(n -> n < batch ? Uni.createFrom().item(done + n) : drain(step, batch, done + n));
     }
 }

@@ -1,5 +1,9 @@
 package io.orderflow.idempotency;
 
+import io.orderflow.common.Reply;
+import java.util.UUID;
+import java.util.function.Function;
+
 /**
  * What the gate needs to know about a state-changing request.
  *
@@ -15,6 +19,5 @@ package io.orderflow.idempotency;
  *        row, see {@link KeyClaim#sameStatementRecord}) into the answer, exactly as the first request rendered it
  */
 public record KeyedRequest(String key, boolean required, String caller, String operation, String target,
-        byte[] canonicalBody, Tier tier, java.util.UUID orderId,
-        java.util.function.Function<String, io.orderflow.common.Reply> renderResult) {
+        byte[] canonicalBody, Tier tier, UUID orderId, Function<String, Reply> renderResult) {
 }

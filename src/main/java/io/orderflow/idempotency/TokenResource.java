@@ -2,6 +2,7 @@ package io.orderflow.idempotency;
 
 import io.orderflow.common.Callers;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -14,7 +15,7 @@ import java.time.Instant;
  * customers'; operators' tools and other clients generate their own keys.
  */
 @Path("/idempotency-tokens")
-@jakarta.annotation.security.RolesAllowed(Callers.CUSTOMER)
+@RolesAllowed(Callers.CUSTOMER)
 @Produces(MediaType.APPLICATION_JSON)
 public class TokenResource {
 

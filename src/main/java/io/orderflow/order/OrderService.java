@@ -8,6 +8,7 @@ import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.KeyClaim;
 import io.orderflow.order.TransitionMetrics.Outcome;
+import io.orderflow.order.TransitionParticipant.Participation;
 import io.orderflow.order.domain.AmountMismatchException;
 import io.orderflow.order.domain.ConflictVerdict;
 import io.orderflow.order.domain.EventDetails;
@@ -21,11 +22,11 @@ import io.orderflow.order.persistence.OrderMapping;
 import io.orderflow.order.persistence.OrderRepository;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import io.orderflow.order.TransitionParticipant.Participation;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -122,7 +123,7 @@ public class OrderService {
         Uni<Map<String, Object>> all = Uni.createFrom().item(Map.of());
         for (TransitionParticipant participant : participants) {
             all = all.chain(sofar -> participant.replayReply(command).map(more -> {
-                Map<String, Object> merged = new java.util.HashMap<>(sofar);
+                Map<String, Object> merged = new HashMap<>(sofar);
                 merged.putAll(more);
                 return merged;
             }));

@@ -5,6 +5,7 @@ import io.orderflow.order.domain.OrderField;
 import io.smallrye.mutiny.Uni;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -57,7 +58,7 @@ public interface TransitionParticipant {
             writes = List.copyOf(writes);
             Map<OrderField, Object> fields = new EnumMap<>(OrderField.class);
             fields.putAll(changes);
-            changes = java.util.Collections.unmodifiableMap(fields);
+            changes = Collections.unmodifiableMap(fields);
             reply = Map.copyOf(reply);
         }
 

@@ -1,6 +1,10 @@
 package io.orderflow.payment;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -10,7 +14,7 @@ public record NotificationRequest(Map<String, String> headers, byte[] body) {
     public NotificationRequest {
         TreeMap<String, String> insensitive = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         insensitive.putAll(headers);
-        headers = java.util.Collections.unmodifiableMap(insensitive);
+        headers = Collections.unmodifiableMap(insensitive);
         body = body == null ? new byte[0] : body;
     }
 
@@ -39,9 +43,9 @@ public record NotificationRequest(Map<String, String> headers, byte[] body) {
             return id;
         }
         try {
-            return "sha256:" + java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(body));
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
@@ -217,7 +218,7 @@ public class ProviderCommands {
     }
 
     private Uni<List<Refund>> claim(
-            java.util.function.Function<Mutiny.StatelessSession, Mutiny.SelectionQuery<ProviderCommandEntity>> query) {
+            Function<Mutiny.StatelessSession, Mutiny.SelectionQuery<ProviderCommandEntity>> query) {
         return db.run(session -> query.apply(session).getResultList())
                 .map(rows -> rows.stream().map(ProviderCommandEntity::toRefund).toList());
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import java.util.Locale;
 
 /**
  * Reads provider JSON without the coercions JSON libraries apply by default: an amount is an integer number in the
@@ -68,6 +69,6 @@ public final class StrictJson {
     /** An ISO 4217 code in upper case from a JSON string in either case ("eur", "CNY"), else null. */
     public static String currency(JsonNode node) {
         String code = text(node, 3);
-        return code != null && code.matches("[A-Za-z]{3}") ? code.toUpperCase(java.util.Locale.ROOT) : null;
+        return code != null && code.matches("[A-Za-z]{3}") ? code.toUpperCase(Locale.ROOT) : null;
     }
 }

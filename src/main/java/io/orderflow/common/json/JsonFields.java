@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Names the field a JSON failure is about as clients wrote it: {@code items[].sku}; null when it is the body. */
 public final class JsonFields {
@@ -20,7 +22,7 @@ public final class JsonFields {
         }
         // a parse failure inside a list element comes wrapped, with the list's path; the parser names the field
         if (failure.getCause() instanceof StreamReadException read) {
-            java.util.regex.Matcher duplicate = DUPLICATE.matcher(String.valueOf(read.getOriginalMessage()));
+            Matcher duplicate = DUPLICATE.matcher(String.valueOf(read.getOriginalMessage()));
             if (duplicate.find()) {
                 append(field, duplicate.group(1));
             }
@@ -43,7 +45,7 @@ public final class JsonFields {
             }
         }
         // the innermost object's context does not always hold the duplicate's name yet; the message does
-        java.util.regex.Matcher duplicate = DUPLICATE.matcher(String.valueOf(failure.getOriginalMessage()));
+        Matcher duplicate = DUPLICATE.matcher(String.valueOf(failure.getOriginalMessage()));
         if (duplicate.find() && !duplicate.group(1).equals(names.peekLast())) {
             names.addLast(duplicate.group(1));
         }
@@ -52,7 +54,7 @@ public final class JsonFields {
         return field.isEmpty() ? null : field.toString();
     }
 
-    private static final java.util.regex.Pattern DUPLICATE = java.util.regex.Pattern.compile(
+    private static final Pattern DUPLICATE = Pattern.compile(
             "^Duplicate (?:field|Object property) ['\"]([^'\"]*)['\"]");
 
     private static void append(StringBuilder field, String name) {

@@ -1,6 +1,7 @@
 package io.orderflow.common.problem;
 
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.net.URI;
@@ -14,7 +15,7 @@ import java.util.stream.Stream;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({ "type", "title", "status", "detail" })
 public record Problem(URI type, String title, int status, String detail,
-        @com.fasterxml.jackson.annotation.JsonIgnore Map<String, Object> extensions) {
+        @JsonIgnore Map<String, Object> extensions) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
 
@@ -49,7 +50,7 @@ public record Problem(URI type, String title, int status, String detail,
      * validation) or may succeed later (5xx): nothing is stored, the key stays free, and a retry with it runs again.
      * See docs/idempotency.md.
      */
-    @com.fasterxml.jackson.annotation.JsonIgnore
+    @JsonIgnore
     public boolean isDecision() {
         return DECISIONS.contains(type);
     }

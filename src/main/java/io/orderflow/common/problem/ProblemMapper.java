@@ -6,17 +6,25 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.orderflow.common.Reply;
 import io.quarkus.arc.All;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
 import io.smallrye.mutiny.CompositeException;
 import io.smallrye.mutiny.TimeoutException;
+import io.vertx.core.VertxException;
+import io.vertx.core.impl.NoStackTraceThrowable;
 import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.ClosedConnectionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import org.hibernate.JDBCException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -51,17 +59,17 @@ public class ProblemMapper {
     }
 
     @ServerExceptionMapper
-    public Response mapAuthentication(io.quarkus.security.AuthenticationFailedException failure) {
+    public Response mapAuthentication(AuthenticationFailedException failure) {
         return toReply(failure).toResponse();
     }
 
     @ServerExceptionMapper
-    public Response mapUnauthorized(io.quarkus.security.UnauthorizedException failure) {
+    public Response mapUnauthorized(UnauthorizedException failure) {
         return toReply(failure).toResponse();
     }
 
     @ServerExceptionMapper
-    public Response mapForbidden(io.quarkus.security.ForbiddenException failure) {
+    public Response mapForbidden(ForbiddenException failure) {
         return toReply(failure).toResponse();
     }
 
@@ -88,11 +96,11 @@ public class ProblemMapper {
         if (cause instanceof ProblemException pe) {
             return pe.problem();
         }
-        if (cause instanceof io.quarkus.security.AuthenticationFailedException
-                || cause instanceof io.quarkus.security.UnauthorizedException) {
+        if (cause instanceof AuthenticationFailedException
+                || cause instanceof UnauthorizedException) {
             return Problem.of(ProblemType.UNAUTHORIZED, "Send a valid, unexpired bearer token");
         }
-        if (cause instanceof io.quarkus.security.ForbiddenException) {
+        if (cause instanceof ForbiddenException) {
             return Problem.of(ProblemType.FORBIDDEN, cause.getMessage() == null || cause.getMessage().isBlank()
                     ? "Your role does not allow this operation" : cause.getMessage());
         }
@@ -153,10 +161,10 @@ public class ProblemMapper {
         }
         return t instanceof ConnectException || t instanceof TimeoutException
                 || t instanceof java.util.concurrent.TimeoutException
-                || t instanceof io.vertx.core.VertxException
+                || t instanceof VertxException
                 // the SQL client fails a command it never sent on a closed connection with this bare Throwable
-                || t instanceof io.vertx.core.impl.NoStackTraceThrowable
-                || t instanceof io.vertx.sqlclient.ClosedConnectionException
+                || t instanceof NoStackTraceThrowable
+                || t instanceof ClosedConnectionException
                 || (t instanceof IOException && !(t instanceof JsonProcessingException))
                 || (t.getCause() != null && t.getCause() != t && isTransient(t.getCause()));
     }
@@ -170,10 +178,10 @@ public class ProblemMapper {
             if (t instanceof PgException pg && pg.getSqlState() != null) {
                 return pg.getSqlState();
             }
-            if (t instanceof org.hibernate.JDBCException jdbc && jdbc.getSQLState() != null) {
+            if (t instanceof JDBCException jdbc && jdbc.getSQLState() != null) {
                 return jdbc.getSQLState();
             }
-            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 return sql.getSQLState();
             }
         }

@@ -1,6 +1,7 @@
 package io.orderflow.order.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.orderflow.common.Reply;
@@ -40,7 +41,7 @@ public class OrderReplies {
         ObjectNode body = json.valueToTree(OrderView.of(order));
         additions.forEach((name, value) -> {
             // PAY's payment block completes the order's own payment member rather than replacing it
-            com.fasterxml.jackson.databind.JsonNode added = json.valueToTree(value);
+            JsonNode added = json.valueToTree(value);
             if (body.get(name) instanceof ObjectNode existing && added instanceof ObjectNode fields) {
                 existing.setAll(fields);
             } else {

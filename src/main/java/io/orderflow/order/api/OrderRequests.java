@@ -2,6 +2,7 @@ package io.orderflow.order.api;
 
 import io.orderflow.order.domain.InvalidOrderException;
 import io.orderflow.order.domain.LineItem;
+import io.orderflow.order.domain.Order;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,9 +21,9 @@ public final class OrderRequests {
             if (items == null || items.isEmpty()) {
                 throw new InvalidOrderException("items", "must hold at least one item");
             }
-            if (items.size() > io.orderflow.order.domain.Order.MAX_ITEMS) {
+            if (items.size() > Order.MAX_ITEMS) {
                 throw new InvalidOrderException("items",
-                        "must hold at most " + io.orderflow.order.domain.Order.MAX_ITEMS + " items");
+                        "must hold at most " + Order.MAX_ITEMS + " items");
             }
             List<LineItem> lines = new ArrayList<>(items.size());
             for (Item item : items) {

@@ -1,9 +1,9 @@
 package io.orderflow.order.api;
 
 import io.orderflow.common.Callers;
+import io.orderflow.common.Ids;
 import io.orderflow.common.Reply;
 import io.orderflow.common.Times;
-import io.orderflow.common.Ids;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
@@ -28,6 +28,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import org.jboss.resteasy.reactive.RestHeader;
@@ -212,7 +213,7 @@ public class OrderResource {
             return Enum.valueOf(type, value);
         } catch (IllegalArgumentException e) {
             throw ProblemException.of(ProblemType.INVALID_REQUEST,
-                    name + " must be one of " + java.util.Arrays.toString(type.getEnumConstants()));
+                    name + " must be one of " + Arrays.toString(type.getEnumConstants()));
         }
     }
 }

@@ -1,10 +1,11 @@
 package io.orderflow.order.api;
 
+import io.orderflow.common.problem.ProblemException;
+import io.orderflow.common.problem.ProblemType;
 import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.OrderStatus;
 import io.orderflow.order.domain.OrderTransitions;
-import io.orderflow.common.problem.ProblemException;
-import io.orderflow.common.problem.ProblemType;
+import io.quarkus.security.Authenticated;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.MediaType;
@@ -14,7 +15,7 @@ import java.util.List;
 import org.jboss.resteasy.reactive.RestQuery;
 
 /** Publishes the transition table, as JSON or as a Mermaid state diagram; both are generated from the table. */
-@io.quarkus.security.Authenticated
+@Authenticated
 @Path("/state-machine")
 public class StateMachineResource {
 

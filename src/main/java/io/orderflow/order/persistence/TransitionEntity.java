@@ -1,5 +1,6 @@
 package io.orderflow.order.persistence;
 
+import io.orderflow.order.domain.Transition;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -45,7 +46,7 @@ public class TransitionEntity {
     @Column(nullable = false, columnDefinition = "text")
     public String source;
 
-    /** Who made the move (see {@link io.orderflow.order.domain.Transition}); null for API moves made before V28. */
+    /** Who made the move (see {@link Transition}); null for API moves made before V28. */
     @Column(columnDefinition = "text")
     public String actor;
 

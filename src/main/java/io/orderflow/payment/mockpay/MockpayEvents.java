@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRequest;
 import io.orderflow.payment.StrictJson;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.UUID;
@@ -29,7 +30,7 @@ final class MockpayEvents {
     }
 
     static Notification parse(byte[] body) {
-        JsonNode event = StrictJson.tree(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+        JsonNode event = StrictJson.tree(new String(body, StandardCharsets.UTF_8));
         String eventId = StrictJson.text(event.get("eventId"), MAX_ID);
         String key = NotificationRequest.keyOf(eventId, body);
         if (!event.isObject()) {

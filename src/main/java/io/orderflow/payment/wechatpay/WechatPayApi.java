@@ -11,9 +11,10 @@ import com.wechat.pay.java.core.http.DefaultHttpClientBuilder;
 import com.wechat.pay.java.core.http.HttpClient;
 import com.wechat.pay.java.core.http.HttpHeaders;
 import com.wechat.pay.java.core.http.JsonResponseBody;
-import com.wechat.pay.java.core.http.ResponseBody;
 import com.wechat.pay.java.core.http.MediaType;
+import com.wechat.pay.java.core.http.ResponseBody;
 import com.wechat.pay.java.core.http.UrlEncoder;
+import com.wechat.pay.java.core.util.GsonUtil;
 import com.wechat.pay.java.service.payments.nativepay.NativePayService;
 import com.wechat.pay.java.service.payments.nativepay.model.Amount;
 import com.wechat.pay.java.service.payments.nativepay.model.CloseOrderRequest;
@@ -135,7 +136,7 @@ final class WechatPayApi {
         amount.setTotal(total);
         amount.setCurrency(request.currency());
         create.setAmount(amount);
-        return call(() -> StrictJson.tree(com.wechat.pay.java.core.util.GsonUtil.getGson()
+        return call(() -> StrictJson.tree(GsonUtil.getGson()
                 .toJson(refunds.create(create))));
     }
 
