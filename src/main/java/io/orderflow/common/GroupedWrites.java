@@ -90,7 +90,7 @@ public final class GroupedWrites<S, T, R> {
 
         static Failure of(Throwable failure) {
             Throwable cause = ProblemMapper.unwrap(failure);
-            String state = ProblemMapper.sqlState(cause);
+            String state = DatabaseFailures.sqlState(cause);
             if (state != null && (state.startsWith("22") || state.startsWith("23"))) {
                 return ROW;
             }

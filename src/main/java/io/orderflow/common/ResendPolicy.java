@@ -65,7 +65,7 @@ public class ResendPolicy {
         return Uni.createFrom().deferred(() -> attempt.send(() -> reached.set(true))).onFailure()
                 .recoverWithUni(failure -> {
                     Throwable cause = ProblemMapper.unwrap(failure);
-                    if (earlierLost && kind == Resend.KEYED && UNIQUE_VIOLATION.equals(ProblemMapper.sqlState(cause))) {
+                    if (earlierLost && kind == Resend.KEYED && UNIQUE_VIOLATION.equals(DatabaseFailures.sqlState(cause))) {
                         return Uni.createFrom().failure(new Resend.FirstCopyCommitted(cause));
                     }
                     Verdict verdict = verdict(kind, reached.get(), cause);
@@ -85,7 +85,7 @@ public class ResendPolicy {
 
     /** What a failure allows for a unit of {@code kind} that did or did not get as far as a connection. */
     static Verdict verdict(Resend kind, boolean reachedDatabase, Throwable failure) {
-        if (READ_ONLY.equals(ProblemMapper.sqlState(failure))) {
+        if (READ_ONLY.equals(DatabaseFailures.sqlState(failure))) {
             return Verdict.RESEND_NOTHING_DONE;
         }
         if (!connectionLost(failure)) {
@@ -99,8 +99,8 @@ public class ResendPolicy {
 
     /** The connection broke or could not be made (a timeout is not: the statement may still run). */
     static boolean connectionLost(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String state = ProblemMapper.sqlState(t);
+        for (Throwable t : DatabaseFailures.causes(failure)) {
+            String state = DatabaseFailures.sqlState(t);
             if (state != null) {
                 return state.startsWith("08") || CONNECTION_LOST.contains(state);
             }

@@ -3,13 +3,13 @@ package io.orderflow.idempotency;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.common.DatabaseFailures;
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
 import io.orderflow.common.Resend;
 import io.orderflow.common.json.PgTimestamps;
 import io.orderflow.common.problem.ProblemMapper;
 import io.smallrye.mutiny.Uni;
-import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,7 +19,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import org.hibernate.exception.ConstraintViolationException;
 
 /** Reads and writes {@code idempotency_keys} on their own (the same-statement writes ride in business statements). */
 @ApplicationScoped
@@ -175,17 +174,11 @@ public class IdempotencyRepository {
     /** True when {@code failure} is the unique index on (scope, idem_key) refusing a second record. */
     public static boolean isDuplicateKey(Throwable failure) {
         Throwable cause = ProblemMapper.unwrap(failure);
-        if (!"23505".equals(ProblemMapper.sqlState(cause))) {
+        if (!"23505".equals(DatabaseFailures.sqlState(cause))) {
             return false;
         }
-        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String constraint = t instanceof PgException pg ? pg.getConstraint()
-                    : t instanceof ConstraintViolationException cve ? cve.getConstraintName() : null;
-            if (constraint != null) {
-                return constraint.startsWith("idempotency_keys");
-            }
-        }
-        return false;
+        String constraint = DatabaseFailures.constraint(cause);
+        return constraint != null && constraint.startsWith("idempotency_keys");
     }
 
     private DedupRecord parse(String rowJson) {

@@ -1,10 +1,8 @@
 package io.orderflow.payment;
 
+import io.orderflow.idempotency.IdempotencyKeys;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -42,11 +40,6 @@ public record NotificationRequest(Map<String, String> headers, byte[] body) {
         if (id != null) {
             return id;
         }
-        try {
-            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(body));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return "sha256:" + IdempotencyKeys.fingerprint(body);
     }
 }

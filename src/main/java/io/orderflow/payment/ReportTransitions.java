@@ -1,5 +1,6 @@
 package io.orderflow.payment;
 
+import io.orderflow.common.DatabaseFailures;
 import io.orderflow.common.Reply;
 import io.orderflow.idempotency.KeyClaim;
 import io.orderflow.order.OrderService;
@@ -76,11 +77,7 @@ public class ReportTransitions {
 
     /** The statement failed on {@code payment_captures}' primary key: another order took the transaction id. */
     private static boolean isCaptureTaken(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("payment_captures_pkey")) {
-                return true;
-            }
-        }
-        return false;
+        return DatabaseFailures.causes(failure).stream()
+                .anyMatch(t -> t.getMessage() != null && t.getMessage().contains("payment_captures_pkey"));
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.orderflow.common.DatabaseFailures;
 import io.orderflow.common.Reply;
 import io.quarkus.arc.All;
 import io.quarkus.security.AuthenticationFailedException;
@@ -13,7 +14,6 @@ import io.smallrye.mutiny.CompositeException;
 import io.smallrye.mutiny.TimeoutException;
 import io.vertx.core.VertxException;
 import io.vertx.core.impl.NoStackTraceThrowable;
-import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
@@ -21,10 +21,8 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
-import org.hibernate.JDBCException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -147,13 +145,13 @@ public class ProblemMapper {
 
     /** SQLSTATE class 22 (data exception: NUL in text, invalid encoding, out of range): the request's value. */
     static boolean isDataError(Throwable t) {
-        String state = sqlState(t);
+        String state = DatabaseFailures.sqlState(t);
         return state != null && state.startsWith("22");
     }
 
     /** Failures that say nothing about the request: a retry later may well succeed. */
     public static boolean isTransient(Throwable t) {
-        String state = sqlState(t);
+        String state = DatabaseFailures.sqlState(t);
         if (state != null) {
             // 25006: a write reached a read-only standby (the proxy had not yet seen the switchover); it did nothing
             return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57")
@@ -169,24 +167,6 @@ public class ProblemMapper {
                 || (t.getCause() != null && t.getCause() != t && isTransient(t.getCause()));
     }
 
-    /**
-     * The SQLSTATE of a database failure, as the reactive driver reports it ({@link PgException}) or as Hibernate
-     * Reactive wraps it ({@code JDBCException}); null for a failure that is not the database's answer.
-     */
-    public static String sqlState(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof PgException pg && pg.getSqlState() != null) {
-                return pg.getSqlState();
-            }
-            if (t instanceof JDBCException jdbc && jdbc.getSQLState() != null) {
-                return jdbc.getSQLState();
-            }
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                return sql.getSQLState();
-            }
-        }
-        return null;
-    }
 
     private static Problem fromStatus(int status) {
         ProblemType type = switch (status) {
