@@ -32,7 +32,7 @@ public record NotificationRequest(Map<String, String> headers, byte[] body) {
 
     /**
      * The dedup key of a verified notification: its own id when that is usable ({@code id} already read through
-     * {@link StrictJson#text}: no control character, no lone surrogate, at most 255 characters), else
+     * {@link ProviderJson#text}: no control character, no lone surrogate, at most 255 characters), else
      * {@code sha256:<hex>} of the raw body, so a notification without a usable id is still recorded once however
      * often it is re-sent, and nothing the provider sent as an id reaches a column unchecked.
      */

@@ -3,7 +3,7 @@ package io.orderflow.payment.mockpay;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRequest;
-import io.orderflow.payment.StrictJson;
+import io.orderflow.payment.ProviderJson;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -30,15 +30,15 @@ final class MockpayEvents {
     }
 
     static Notification parse(byte[] body) {
-        JsonNode event = StrictJson.tree(new String(body, StandardCharsets.UTF_8));
-        String eventId = StrictJson.text(event.get("eventId"), MAX_ID);
+        JsonNode event = ProviderJson.tree(new String(body, StandardCharsets.UTF_8));
+        String eventId = ProviderJson.text(event.get("eventId"), MAX_ID);
         String key = NotificationRequest.keyOf(eventId, body);
         if (!event.isObject()) {
             return new Notification.Invalid(key, "", null, "The body is not one JSON object (trailing bytes, a field"
                     + " sent twice, or no JSON)");
         }
         UUID orderId = uuid(event.get("orderId"));
-        String type = StrictJson.text(event.get("type"), MAX_ID);
+        String type = ProviderJson.text(event.get("type"), MAX_ID);
         if (eventId == null || orderId == null || type == null) {
             return new Notification.Invalid(key, type == null ? "" : type,
                     orderId == null ? null : new Notification.ByOrder(orderId, null), "The event needs a valid "
@@ -50,9 +50,9 @@ final class MockpayEvents {
         JsonNode attemptNode = event.get("attemptId");
         UUID attemptId = attemptNode == null || attemptNode.isNull() ? null : uuid(attemptNode);
         Notification.Subject subject = new Notification.ByOrder(orderId, attemptId);
-        Long amount = StrictJson.minorUnits(event.get("amount"));
-        String currency = StrictJson.text(event.get("currency"), 3);
-        String txnId = StrictJson.text(event.get("providerTxnId"), MAX_ID);
+        Long amount = ProviderJson.minorUnits(event.get("amount"));
+        String currency = ProviderJson.text(event.get("currency"), 3);
+        String txnId = ProviderJson.text(event.get("providerTxnId"), MAX_ID);
         // a refund event names the refund of ours it is about (a failure must; a success may, else it is the capture's)
         JsonNode refundNode = event.get("refundId");
         UUID refundId = refundNode == null || refundNode.isNull() ? null : uuid(refundNode);
@@ -71,15 +71,15 @@ final class MockpayEvents {
             case SUCCEEDED -> new Notification.PaymentSucceeded(eventId, type, subject, txnId, amount, currency);
             case FAILED -> new Notification.PaymentFailed(eventId, type, subject, txnId, amount, currency, null);
             case REFUND_FAILED -> new Notification.RefundFailed(eventId, type, subject, null, refundId,
-                    StrictJson.text(event.get("reason"), MAX_ID) == null ? "refund failed"
-                            : StrictJson.text(event.get("reason"), MAX_ID));
+                    ProviderJson.text(event.get("reason"), MAX_ID) == null ? "refund failed"
+                            : ProviderJson.text(event.get("reason"), MAX_ID));
             default -> new Notification.RefundSucceeded(eventId, type, subject, null, txnId, amount, currency,
                     refundId);
         };
     }
 
     private static UUID uuid(JsonNode node) {
-        String text = StrictJson.text(node, 36);
+        String text = ProviderJson.text(node, 36);
         if (text == null || text.length() != 36) {
             return null;
         }

@@ -14,9 +14,9 @@ import com.stripe.param.RefundListParams;
 import io.orderflow.payment.PaymentRequest;
 import io.orderflow.payment.ProviderCalls;
 import io.orderflow.payment.ProviderDeclined;
+import io.orderflow.payment.ProviderJson;
 import io.orderflow.payment.ProviderUnavailable;
 import io.orderflow.payment.RefundRequest;
-import io.orderflow.payment.StrictJson;
 import io.smallrye.mutiny.Uni;
 import java.net.ConnectException;
 import java.util.Locale;
@@ -83,7 +83,7 @@ final class StripeApi {
     private static Uni<JsonNode> call(Callable<? extends StripeObjectInterface> request) {
         return ProviderCalls.onWorker(() -> {
             try {
-                return StrictJson.tree(request.call().getLastResponse().body());
+                return ProviderJson.tree(request.call().getLastResponse().body());
             } catch (StripeException e) {
                 throw classify(e);
             }

@@ -2,15 +2,15 @@ package io.orderflow.payment.stripe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.payment.PaymentState;
+import io.orderflow.payment.ProviderJson;
 import io.orderflow.payment.ProviderOutcome;
 import io.orderflow.payment.RefundState;
-import io.orderflow.payment.StrictJson;
 import java.util.UUID;
 
 /**
  * Reads Stripe's PaymentIntent and Refund objects from their raw JSON, for webhooks and API answers alike. The
  * SDK's typed objects would read "2500" as 2500 and depend on the object's API version matching the SDK's; the
- * raw JSON read through {@link StrictJson} does neither.
+ * raw JSON read through {@link ProviderJson} does neither.
  */
 final class StripeObjects {
 
@@ -20,7 +20,7 @@ final class StripeObjects {
     }
 
     static String id(JsonNode object) {
-        return StrictJson.text(object.get("id"), MAX_ID);
+        return ProviderJson.text(object.get("id"), MAX_ID);
     }
 
     /** An expandable reference: the id string, or the expanded object's id. */
@@ -28,17 +28,17 @@ final class StripeObjects {
         if (node != null && node.isObject()) {
             return id(node);
         }
-        return StrictJson.text(node, MAX_ID);
+        return ProviderJson.text(node, MAX_ID);
     }
 
     /** A PaymentIntent as Kill Bill would see it: captured, under way, or failed for good. */
     static ProviderOutcome<PaymentState> intent(JsonNode intent) {
         String id = id(intent);
         String status = intent.path("status").asText("");
-        String currency = StrictJson.currency(intent.get("currency"));
+        String currency = ProviderJson.currency(intent.get("currency"));
         switch (status) {
             case "succeeded": {
-                Long received = StrictJson.minorUnits(intent.get("amount_received"));
+                Long received = ProviderJson.minorUnits(intent.get("amount_received"));
                 String charge = ref(intent.get("latest_charge"));
                 if (received == null || charge == null || currency == null) {
                     return ProviderOutcome.of(ProviderOutcome.Status.UNDEFINED, "invalid-object",
@@ -65,14 +65,14 @@ final class StripeObjects {
     /** Why a PaymentIntent's last attempt failed: the decline code, else the error code. */
     static String failureReason(JsonNode intent) {
         JsonNode error = intent.path("last_payment_error");
-        String decline = StrictJson.text(error.get("decline_code"), MAX_ID);
-        String code = StrictJson.text(error.get("code"), MAX_ID);
+        String decline = ProviderJson.text(error.get("decline_code"), MAX_ID);
+        String code = ProviderJson.text(error.get("code"), MAX_ID);
         return decline != null ? decline : code != null ? code : "payment_failed";
     }
 
     /** The refund of ours a Stripe refund was made for: the id the service sent as {@code metadata[command_id]}. */
     static UUID ourRefund(JsonNode refund) {
-        String named = StrictJson.text(refund.path("metadata").get("command_id"), 36);
+        String named = ProviderJson.text(refund.path("metadata").get("command_id"), 36);
         try {
             return named == null || named.length() != 36 ? null : UUID.fromString(named);
         } catch (IllegalArgumentException notOurs) {
@@ -87,9 +87,9 @@ final class StripeObjects {
      */
     static ProviderOutcome<RefundState> refund(JsonNode refund) {
         String status = refund.path("status").asText("");
-        String failure = StrictJson.text(refund.get("failure_reason"), MAX_ID);
+        String failure = ProviderJson.text(refund.get("failure_reason"), MAX_ID);
         RefundState state = new RefundState(id(refund), ref(refund.get("charge")),
-                StrictJson.minorUnits(refund.get("amount")), StrictJson.currency(refund.get("currency")),
+                ProviderJson.minorUnits(refund.get("amount")), ProviderJson.currency(refund.get("currency")),
                 failure != null ? failure : status.equals("failed") || status.equals("canceled") ? status : null);
         return switch (status) {
             case "succeeded" -> ProviderOutcome.processed(state);

@@ -14,10 +14,10 @@ import io.orderflow.payment.PaymentRequest;
 import io.orderflow.payment.PaymentSession;
 import io.orderflow.payment.PaymentState;
 import io.orderflow.payment.ProviderCalls;
+import io.orderflow.payment.ProviderJson;
 import io.orderflow.payment.ProviderOutcome;
 import io.orderflow.payment.RefundRequest;
 import io.orderflow.payment.RefundState;
-import io.orderflow.payment.StrictJson;
 import io.smallrye.faulttolerance.api.Guard;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -107,7 +107,7 @@ public class StripeProvider implements PaymentProvider {
     }
 
     private static ProviderOutcome<PaymentSession> session(JsonNode intent) {
-        String secret = StrictJson.text(intent.get("client_secret"), 1024);
+        String secret = ProviderJson.text(intent.get("client_secret"), 1024);
         ProviderOutcome<PaymentState> state = StripeObjects.intent(intent);
         if (state.value() == null || state.value().reference() == null || secret == null) {
             return ProviderOutcome.of(ProviderOutcome.Status.UNDEFINED, "invalid-object",

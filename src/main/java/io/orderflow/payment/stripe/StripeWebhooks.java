@@ -7,8 +7,8 @@ import io.orderflow.common.problem.ProblemType;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRejected;
 import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.ProviderJson;
 import io.orderflow.payment.SignedAt;
-import io.orderflow.payment.StrictJson;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,9 +53,9 @@ final class StripeWebhooks {
         String payload = request.bodyText();
         verifySignature(payload, header, Clock.fixed(now, ZoneOffset.UTC));
         // the event is read from the verified payload itself: the same bytes, without the SDK's coercions
-        JsonNode event = StrictJson.tree(payload);
-        String id = StrictJson.text(event.get("id"), StripeObjects.MAX_ID);
-        String type = StrictJson.text(event.get("type"), StripeObjects.MAX_ID);
+        JsonNode event = ProviderJson.tree(payload);
+        String id = ProviderJson.text(event.get("id"), StripeObjects.MAX_ID);
+        String type = ProviderJson.text(event.get("type"), StripeObjects.MAX_ID);
         if (!event.isObject() || id == null || type == null) {
             return new Notification.Invalid(request.keyOf(id), type == null ? "" : type, null,
                     event.isObject() ? "The event needs a valid " + (id == null ? "id" : "type")
@@ -102,7 +102,7 @@ final class StripeWebhooks {
                 "No webhook secret signs this payload, or its timestamp is outside the tolerance");
     }
 
-    /** {@code eventId} and {@code type} are safe text (see {@link StrictJson#text}). */
+    /** {@code eventId} and {@code type} are safe text (see {@link ProviderJson#text}). */
     static Notification parse(String eventId, String type, JsonNode object) {
         return switch (type) {
             case "payment_intent.succeeded" -> succeeded(eventId, type, object);
@@ -119,8 +119,8 @@ final class StripeWebhooks {
             return invalid(eventId, type, null, "data.object.id");
         }
         Notification.Subject subject = new Notification.ByReference(reference);
-        Long received = StrictJson.minorUnits(intent.get("amount_received"));
-        String currency = StrictJson.currency(intent.get("currency"));
+        Long received = ProviderJson.minorUnits(intent.get("amount_received"));
+        String currency = ProviderJson.currency(intent.get("currency"));
         String charge = StripeObjects.ref(intent.get("latest_charge"));
         if (received == null) {
             return invalid(eventId, type, subject, "amount_received (an integer of minor units)");
@@ -140,8 +140,8 @@ final class StripeWebhooks {
             return invalid(eventId, type, null, "data.object.id");
         }
         Notification.Subject subject = new Notification.ByReference(reference);
-        Long amount = StrictJson.minorUnits(intent.get("amount"));
-        String currency = StrictJson.currency(intent.get("currency"));
+        Long amount = ProviderJson.minorUnits(intent.get("amount"));
+        String currency = ProviderJson.currency(intent.get("currency"));
         if (amount == null || currency == null) {
             return invalid(eventId, type, subject, amount == null ? "amount (an integer of minor units)" : "currency");
         }
@@ -158,8 +158,8 @@ final class StripeWebhooks {
             return invalid(eventId, type, null, chargeId == null ? "data.object.id" : "payment_intent");
         }
         Notification.Subject subject = new Notification.ByReference(intent);
-        Long refunded = StrictJson.minorUnits(charge.get("amount_refunded"));
-        String currency = StrictJson.currency(charge.get("currency"));
+        Long refunded = ProviderJson.minorUnits(charge.get("amount_refunded"));
+        String currency = ProviderJson.currency(charge.get("currency"));
         if (refunded == null || currency == null) {
             return invalid(eventId, type, subject, refunded == null ? "amount_refunded" : "currency");
         }
@@ -180,7 +180,7 @@ final class StripeWebhooks {
         if (status.equals("failed") || status.equals("canceled")) {
             String refundId = StripeObjects.id(refund);
             String intent = StripeObjects.ref(refund.get("payment_intent"));
-            String reason = StrictJson.text(refund.get("failure_reason"), StripeObjects.MAX_ID);
+            String reason = ProviderJson.text(refund.get("failure_reason"), StripeObjects.MAX_ID);
             return new Notification.RefundFailed(eventId, type, intent == null ? null
                     : new Notification.ByReference(intent), refundId, ours, reason != null ? reason : status);
         }
@@ -194,8 +194,8 @@ final class StripeWebhooks {
             return invalid(eventId, type, null, refundId == null ? "data.object.id" : "charge and payment_intent");
         }
         Notification.Subject subject = new Notification.ByReference(intent);
-        Long amount = StrictJson.minorUnits(refund.get("amount"));
-        String currency = StrictJson.currency(refund.get("currency"));
+        Long amount = ProviderJson.minorUnits(refund.get("amount"));
+        String currency = ProviderJson.currency(refund.get("currency"));
         if (amount == null || currency == null) {
             return invalid(eventId, type, subject, amount == null ? "amount (an integer of minor units)" : "currency");
         }

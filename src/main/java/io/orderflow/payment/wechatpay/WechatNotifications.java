@@ -9,8 +9,8 @@ import io.orderflow.common.problem.ProblemType;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRejected;
 import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.ProviderJson;
 import io.orderflow.payment.SignedAt;
-import io.orderflow.payment.StrictJson;
 import java.security.PublicKey;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,9 +64,9 @@ final class WechatNotifications {
                 request.header("Wechatpay-Signature-Type"));
         // verified, so WeChat's word: one whose id or type is no safe text is recorded once under the body's
         // SHA-256 and acknowledged, never written as sent nor refused (WeChat would re-send it 15 times)
-        JsonNode envelope = StrictJson.tree(body);
-        String id = StrictJson.text(envelope.get("id"), MAX_ID);
-        String type = StrictJson.text(envelope.get("event_type"), MAX_ID);
+        JsonNode envelope = ProviderJson.tree(body);
+        String id = ProviderJson.text(envelope.get("id"), MAX_ID);
+        String type = ProviderJson.text(envelope.get("event_type"), MAX_ID);
         if (!envelope.isObject() || id == null || type == null) {
             return new Notification.Invalid(request.keyOf(id), type == null ? "" : type, null,
                     envelope.isObject() ? "The notification needs a valid " + (id == null ? "id" : "event_type")
@@ -77,7 +77,7 @@ final class WechatNotifications {
             // signed by WeChat yet no resource AES-GCM could open: no key problem, and re-sending cannot mend it
             return new Notification.Invalid(id, type, null, "The resource is malformed: " + EncryptedResource.SHAPE);
         }
-        JsonNode plain = StrictJson.tree(decrypt(resource));
+        JsonNode plain = ProviderJson.tree(decrypt(resource));
         return switch (type) {
             case "TRANSACTION.SUCCESS" -> WechatObjects.transactionNotification(id, type, plain, merchantId);
             case "REFUND.SUCCESS" -> WechatObjects.refundNotification(id, type, plain, merchantId);

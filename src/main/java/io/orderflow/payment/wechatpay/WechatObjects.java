@@ -3,9 +3,9 @@ package io.orderflow.payment.wechatpay;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.PaymentState;
+import io.orderflow.payment.ProviderJson;
 import io.orderflow.payment.ProviderOutcome;
 import io.orderflow.payment.RefundState;
-import io.orderflow.payment.StrictJson;
 import java.util.UUID;
 
 /**
@@ -18,7 +18,7 @@ final class WechatObjects {
     }
 
     static Notification transactionNotification(String id, String type, JsonNode transaction, String merchantId) {
-        String outTradeNo = StrictJson.text(transaction.get("out_trade_no"), 32);
+        String outTradeNo = ProviderJson.text(transaction.get("out_trade_no"), 32);
         if (outTradeNo == null) {
             return new Notification.Invalid(id, type, null, "The resource needs a valid out_trade_no");
         }
@@ -31,19 +31,19 @@ final class WechatObjects {
             return new Notification.Invalid(id, type, subject, "The resource needs a valid " + problem);
         }
         return new Notification.PaymentSucceeded(id, type, subject, transaction.get("transaction_id").asText(),
-                StrictJson.minorUnits(transaction.path("amount").get("total")),
-                StrictJson.currency(transaction.path("amount").get("currency")));
+                ProviderJson.minorUnits(transaction.path("amount").get("total")),
+                ProviderJson.currency(transaction.path("amount").get("currency")));
     }
 
     static Notification refundNotification(String id, String type, JsonNode refund, String merchantId) {
-        String outTradeNo = StrictJson.text(refund.get("out_trade_no"), 32);
+        String outTradeNo = ProviderJson.text(refund.get("out_trade_no"), 32);
         if (outTradeNo == null) {
             return new Notification.Invalid(id, type, null, "The resource needs a valid out_trade_no");
         }
         Notification.Subject subject = new Notification.ByReference(outTradeNo);
-        String transactionId = StrictJson.text(refund.get("transaction_id"), 64);
-        String refundId = StrictJson.text(refund.get("refund_id"), 64);
-        Long amount = StrictJson.minorUnits(refund.path("amount").get("refund"));
+        String transactionId = ProviderJson.text(refund.get("transaction_id"), 64);
+        String refundId = ProviderJson.text(refund.get("refund_id"), 64);
+        Long amount = ProviderJson.minorUnits(refund.path("amount").get("refund"));
         String problem = !merchantId.equals(refund.path("mchid").asText()) ? "mchid (this merchant's)"
                 : transactionId == null ? "transaction_id"
                 : refundId == null ? "refund_id"
@@ -59,18 +59,18 @@ final class WechatObjects {
 
     /** A refund WeChat Pay did not make (ABNORMAL: the account cannot take it; CLOSED): owed again. */
     static Notification refundFailure(String id, String type, JsonNode refund, String merchantId) {
-        String outTradeNo = StrictJson.text(refund.get("out_trade_no"), 32);
+        String outTradeNo = ProviderJson.text(refund.get("out_trade_no"), 32);
         if (outTradeNo == null || !merchantId.equals(refund.path("mchid").asText())) {
             return new Notification.Invalid(id, type, null, "The resource needs a valid out_trade_no and mchid");
         }
-        String status = StrictJson.text(refund.get("refund_status"), 32);
+        String status = ProviderJson.text(refund.get("refund_status"), 32);
         return new Notification.RefundFailed(id, type, new Notification.ByReference(outTradeNo),
-                StrictJson.text(refund.get("refund_id"), 64), ourRefund(refund), status != null ? status : type);
+                ProviderJson.text(refund.get("refund_id"), 64), ourRefund(refund), status != null ? status : type);
     }
 
     /** The refund of ours WeChat's refund was made for: its {@code out_refund_no} is the refund id, compacted. */
     static UUID ourRefund(JsonNode refund) {
-        String no = StrictJson.text(refund.get("out_refund_no"), 32);
+        String no = ProviderJson.text(refund.get("out_refund_no"), 32);
         if (no == null || !no.matches("[0-9a-f]{32}")) {
             return null;
         }
@@ -79,7 +79,7 @@ final class WechatObjects {
 
     /** A transaction from a query: paid, still payable, or closed for good (Kill Bill's terms). */
     static ProviderOutcome<PaymentState> transaction(JsonNode transaction, String merchantId) {
-        String outTradeNo = StrictJson.text(transaction.get("out_trade_no"), 32);
+        String outTradeNo = ProviderJson.text(transaction.get("out_trade_no"), 32);
         String state = transaction.path("trade_state").asText("");
         switch (state) {
             case "SUCCESS": {
@@ -90,8 +90,8 @@ final class WechatObjects {
                 }
                 return ProviderOutcome.processed(new PaymentState(outTradeNo,
                         transaction.get("transaction_id").asText(),
-                        StrictJson.minorUnits(transaction.path("amount").get("total")),
-                        StrictJson.currency(transaction.path("amount").get("currency")), null));
+                        ProviderJson.minorUnits(transaction.path("amount").get("total")),
+                        ProviderJson.currency(transaction.path("amount").get("currency")), null));
             }
             case "CLOSED", "REVOKED", "PAYERROR":
                 return new ProviderOutcome<>(ProviderOutcome.Status.ERROR,
@@ -107,10 +107,10 @@ final class WechatObjects {
 
     /** A refund from a create or a query: made, under way, or not made (CLOSED, ABNORMAL). */
     static ProviderOutcome<RefundState> refund(JsonNode refund) {
-        RefundState state = new RefundState(StrictJson.text(refund.get("refund_id"), 64),
-                StrictJson.text(refund.get("transaction_id"), 64),
-                StrictJson.minorUnits(refund.path("amount").get("refund")),
-                StrictJson.currency(refund.path("amount").get("currency")), null);
+        RefundState state = new RefundState(ProviderJson.text(refund.get("refund_id"), 64),
+                ProviderJson.text(refund.get("transaction_id"), 64),
+                ProviderJson.minorUnits(refund.path("amount").get("refund")),
+                ProviderJson.currency(refund.path("amount").get("currency")), null);
         String status = refund.path("status").asText("");
         RefundState failed = new RefundState(state.refundId(), state.captureId(), state.amount(), state.currency(),
                 status);
@@ -127,10 +127,10 @@ final class WechatObjects {
     /** What is wrong with a paid transaction's fields, or null. */
     private static String problem(JsonNode transaction, String merchantId) {
         return !merchantId.equals(transaction.path("mchid").asText()) ? "mchid (this merchant's)"
-                : StrictJson.text(transaction.get("transaction_id"), 64) == null ? "transaction_id"
-                : StrictJson.minorUnits(transaction.path("amount").get("total")) == null
+                : ProviderJson.text(transaction.get("transaction_id"), 64) == null ? "transaction_id"
+                : ProviderJson.minorUnits(transaction.path("amount").get("total")) == null
                         ? "amount.total (an integer of fen)"
-                : StrictJson.currency(transaction.path("amount").get("currency")) == null ? "amount.currency"
+                : ProviderJson.currency(transaction.path("amount").get("currency")) == null ? "amount.currency"
                 : null;
     }
 }

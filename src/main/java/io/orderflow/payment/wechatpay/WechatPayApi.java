@@ -25,9 +25,9 @@ import com.wechat.pay.java.service.refund.model.CreateRequest;
 import io.orderflow.payment.PaymentRequest;
 import io.orderflow.payment.ProviderCalls;
 import io.orderflow.payment.ProviderDeclined;
+import io.orderflow.payment.ProviderJson;
 import io.orderflow.payment.ProviderUnavailable;
 import io.orderflow.payment.RefundRequest;
-import io.orderflow.payment.StrictJson;
 import io.smallrye.mutiny.Uni;
 import java.net.ConnectException;
 import java.net.URI;
@@ -136,7 +136,7 @@ final class WechatPayApi {
         amount.setTotal(total);
         amount.setCurrency(request.currency());
         create.setAmount(amount);
-        return call(() -> StrictJson.tree(GsonUtil.getGson()
+        return call(() -> ProviderJson.tree(GsonUtil.getGson()
                 .toJson(refunds.create(create))));
     }
 
@@ -151,7 +151,7 @@ final class WechatPayApi {
         String url = URI.create(PRODUCTION + path).toString();
         return call(() -> {
             ResponseBody body = http.get(headers, url, Object.class).getBody();
-            return StrictJson.tree(body instanceof JsonResponseBody json ? json.getBody() : "");
+            return ProviderJson.tree(body instanceof JsonResponseBody json ? json.getBody() : "");
         });
     }
 

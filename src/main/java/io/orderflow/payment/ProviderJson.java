@@ -6,21 +6,23 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import io.orderflow.common.json.SafeText;
 import java.util.Locale;
 
 /**
  * Reads provider JSON without the coercions JSON libraries apply by default: an amount is an integer number in the
  * JSON or it is no amount (Jackson would read 2500.9 as 2500, Gson "2500" as 2500). Adapters read money and ids
  * through here, whatever SDK parsed the rest. A body with bytes after its value or a field sent twice is no JSON
- * here, and a string holding a control character or an unpaired surrogate is no text.
+ * here, and a string holding a control character or an unpaired surrogate is no text ({@link SafeText}, the
+ * rule the API's own bodies follow).
  */
-public final class StrictJson {
+public final class ProviderJson {
 
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
-    private StrictJson() {
+    private ProviderJson() {
     }
 
     /** The tree of {@code text}, or a missing node when it is not JSON. */
@@ -44,26 +46,10 @@ public final class StrictJson {
     /** A non-blank JSON string of at most {@code max} characters, else null. */
     public static String text(JsonNode node, int max) {
         if (node == null || !node.isTextual() || node.asText().isBlank() || node.asText().length() > max
-                || !isSafe(node.asText())) {
+                || !SafeText.isSafe(node.asText())) {
             return null;
         }
         return node.asText();
-    }
-
-    /** No C0/C1 control character, no DEL, no unpaired surrogate: text PostgreSQL and every reader take as is. */
-    static boolean isSafe(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isISOControl(c)) {
-                return false;
-            }
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** An ISO 4217 code in upper case from a JSON string in either case ("eur", "CNY"), else null. */
