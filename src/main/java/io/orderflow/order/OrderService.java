@@ -46,15 +46,17 @@ public class OrderService {
     static final int MAX_ATTEMPTS = 8;
 
     private final OrderRepository orders;
+    private final OrderLookup lookup;
     private final OrderMapping mapping;
     private final TransitionMetrics metrics;
     private final Times times;
 
     private final List<TransitionParticipant> participants;
 
-    public OrderService(OrderRepository orders, OrderMapping mapping, TransitionMetrics metrics, Times times,
-            @Any Instance<TransitionParticipant> participants) {
+    public OrderService(OrderRepository orders, OrderLookup lookup, OrderMapping mapping, TransitionMetrics metrics,
+            Times times, @Any Instance<TransitionParticipant> participants) {
         this.orders = orders;
+        this.lookup = lookup;
         this.mapping = mapping;
         this.metrics = metrics;
         this.times = times;
@@ -65,17 +67,9 @@ public class OrderService {
     public record Transitioned(TransitionResult result, Reply reply) {
     }
 
-    /**
-     * The order, when it exists and {@code owner} (if given) owns it. Someone else's order is answered exactly like
-     * a missing one, so its existence is not revealed.
-     */
+    /** The order as {@code owner} (null: an operator) may see it ({@link OrderLookup#find}). */
     public Uni<Order> find(UUID id, String owner) {
-        return orders.find(id).map(order -> {
-            if (order == null || !owns(owner, order)) {
-                throw new OrderNotFoundException(id);
-            }
-            return order;
-        });
+        return lookup.find(id, owner);
     }
 
     /**
@@ -156,7 +150,7 @@ public class OrderService {
         List<SameStatementWrite> writes = new ArrayList<>(recordOf(claim));
         writes.addAll(part.writes());
         return orders.transition(command, times.now(), writes, part.changes()).chain(outcome -> {
-            if (outcome == null || !owns(command.owner(), outcome.order())) {
+            if (outcome == null || !OrderLookup.owns(command.owner(), outcome.order())) {
                 throw new OrderNotFoundException(command.orderId());
             }
             if (outcome.moved()) {
@@ -208,9 +202,5 @@ public class OrderService {
         if (claim != null) {
             claim.markRecorded();
         }
-    }
-
-    private static boolean owns(String owner, Order order) {
-        return owner == null || owner.equals(order.customerId());
     }
 }

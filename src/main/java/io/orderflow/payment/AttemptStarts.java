@@ -3,7 +3,7 @@ package io.orderflow.payment;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
-import io.orderflow.order.OrderService;
+import io.orderflow.order.OrderLookup;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.TransitionParticipant.Participation;
 import io.orderflow.order.domain.EventDetails;
@@ -29,11 +29,11 @@ import java.util.UUID;
 public class AttemptStarts {
 
     private final PaymentProviders providers;
-    private final OrderService orders;
+    private final OrderLookup orders;
     private final PaymentAttempts attempts;
     private final PaymentCancellations cancellations;
 
-    public AttemptStarts(PaymentProviders providers, OrderService orders, PaymentAttempts attempts,
+    public AttemptStarts(PaymentProviders providers, OrderLookup orders, PaymentAttempts attempts,
             PaymentCancellations cancellations) {
         this.providers = providers;
         this.orders = orders;

@@ -7,6 +7,8 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
+import io.orderflow.order.OrderService;
+import io.orderflow.order.TransitionParticipant;
 
 /**
  * The layer rules of STYLE.md and the package docs, checked on the compiled classes: packages by feature, a plain
@@ -45,4 +47,11 @@ class LayerRulesTest {
             .should().dependOnClassesThat().resideInAnyPackage(
                     "io.orderflow.order..", "io.orderflow.payment..", "io.orderflow.idempotency..")
             .because("every feature builds on common; a feature's errors are mapped by its own ProblemTranslator");
+
+    @ArchTest
+    static final ArchRule aTransitionsParticipantShouldNeverReachTheServiceThatCallsIt = noClasses()
+            .that().implement(TransitionParticipant.class)
+            .should().transitivelyDependOnClassesThat().belongToAnyOf(OrderService.class)
+            .because("OrderService calls every participant: one that reached back to it would be a bean cycle;"
+                    + " participants read orders through OrderLookup");
 }
