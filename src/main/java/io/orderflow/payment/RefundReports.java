@@ -4,7 +4,6 @@ import io.orderflow.common.Reply;
 import io.orderflow.common.Times;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.domain.OrderNotFoundException;
-import io.orderflow.order.domain.OrderStatus;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.UUID;
@@ -99,31 +98,14 @@ public class RefundReports {
         String named = report.refundId() != null ? report.refundId() : report.captureId();
         return refunds.orderRefunding(provider.name(), report.captureId()).chain(refunding -> {
             if (refunding != null) {
-                return report.refundId() == null ? wholeCapture(provider, report, refunding, otherwise)
-                        : anomaly(provider, report, refunding, named, "Refund " + named + " of "
-                                + report.captureId() + " (" + report.amount() + ") is no refund the service sent");
+                return report.refundId() == null ? otherwise.get() : anomaly(provider, report, refunding, named,
+                        "Refund " + named + " of " + report.captureId() + " (" + report.amount()
+                                + ") is no refund the service sent");
             }
             return captures.paidOrder(provider.name(), report.captureId()).chain(paid -> paid == null
                     ? otherwise.get()
                     : anomaly(provider, report, paid, named, "Refund " + named + " of " + report.captureId() + " ("
                             + report.amount() + ") gives back a capture the service issued no refund of"));
-        });
-    }
-
-    /**
-     * A report of the whole capture refunded (Stripe sends {@code charge.refunded} after the refunds it made for
-     * ours): once those refunds have moved the order to REFUNDED it tells nothing new, so it is acknowledged as
-     * accounted for, not taken down the payment path to end as a stale event in the operators' queue.
-     */
-    private Uni<Reply> wholeCapture(PaymentProvider provider, Notification.RefundSucceeded report, UUID orderId,
-            Supplier<Uni<Reply>> otherwise) {
-        return orders.find(orderId, null).chain(order -> {
-            if (order.status() != OrderStatus.REFUNDED) {
-                return otherwise.get();
-            }
-            LOG.infof("%s event %s of type %s: the refunds of order %s already gave back capture %s",
-                    provider.name(), report.id(), report.type(), orderId, report.captureId());
-            return Uni.createFrom().item(acks.acknowledge(provider, report, "ignored", order));
         });
     }
 
