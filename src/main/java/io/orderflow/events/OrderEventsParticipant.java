@@ -41,6 +41,15 @@ public class OrderEventsParticipant implements TransitionParticipant {
                 Participation.NONE.afterwards()));
     }
 
+    /**
+     * First among the statement's writes, so PostgreSQL runs it last: a refund's event written by the same statement
+     * (a report of the whole capture refunded settling our pending refunds) precedes its order's event.
+     */
+    @Override
+    public int writesAt() {
+        return -1;
+    }
+
     @Override
     public List<SameStatementWrite> creationWrites() {
         return List.of(new OutboxWrite(CREATION, null, Map.of("ev_ce_source", config.source())));

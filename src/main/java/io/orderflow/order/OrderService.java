@@ -26,6 +26,7 @@ import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +61,8 @@ public class OrderService {
         this.mapping = mapping;
         this.metrics = metrics;
         this.times = times;
-        this.participants = participants.stream().toList();
+        this.participants = participants.stream()
+                .sorted(Comparator.comparingInt(TransitionParticipant::writesAt)).toList();
     }
 
     /** What a transition produced: the result, and the reply rendered for it. */

@@ -70,14 +70,14 @@ public class PaymentParticipant implements TransitionParticipant {
         return Uni.createFrom().item(new Participation(writes, Map.of(), Map.of(), Participation.NONE.afterwards()));
     }
 
-    private static List<SameStatementWrite> reportWrites(TransitionCommand command,
+    private List<SameStatementWrite> reportWrites(TransitionCommand command,
             EventDetails.ProviderReport report, Instant now) {
         return switch (command.event()) {
             case PAYMENT_SUCCEEDED -> PaymentWrites.captured(report.attemptId(), report.provider(),
                     report.providerTxnId(), report.amount(), report.currency(), now);
             case PAYMENT_FAILED -> List.of(PaymentWrites.failed(report.attemptId(), now));
             case REFUND_SUCCEEDED, REFUND_COMPLETED -> PaymentWrites.refunded(report.provider(),
-                    report.providerTxnId(), now);
+                    report.providerTxnId(), now, refundEvent);
             default -> List.of();
         };
     }

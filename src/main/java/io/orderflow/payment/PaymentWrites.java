@@ -17,6 +17,10 @@ final class PaymentWrites {
 
     private static final String COLUMNS = "id, order_id, provider, reference, amount, currency, state";
 
+    /** The refunds still PENDING of the capture a refund report names, for the order that moved ({@code r}). */
+    private static final String PENDING_OF_CAPTURE = "f.order_id = r.id and f.provider = :r_provider"
+            + " and f.capture_txn_id = :r_txn and f.status = 'PENDING'";
+
     private PaymentWrites() {
     }
 
@@ -67,14 +71,19 @@ final class PaymentWrites {
 
     /**
      * A refund that moved the order to REFUNDED: the capture it gave back is refunded, and so is every refund of it
-     * still PENDING (a provider's report of the whole capture refunded, which names no refund of ours).
+     * still PENDING (a provider's report of the whole capture refunded, which names no refund of ours), each with
+     * its {@code event} ({@code RefundEvents}). The event reads what the update changes from the statement's
+     * snapshot (a data-modifying CTE cannot read another's rows here): the same PENDING refunds, as SUCCEEDED.
      */
-    static List<SameStatementWrite> refunded(String provider, String txnId, Instant at) {
+    static List<SameStatementWrite> refunded(String provider, String txnId, Instant at, SameStatementWrite event) {
+        Object[] parameters = {"r_provider", provider, "r_txn", txnId, "r_at", at};
         return List.of(of("update payment_captures c set state = 'REFUNDED', refunded_at = cast(:r_at as timestamptz)"
-                + " from %s r where c.order_id = r.id and c.provider = :r_provider and c.txn_id = :r_txn",
-                "r_provider", provider, "r_txn", txnId, "r_at", at),
+                + " from %s r where c.order_id = r.id and c.provider = :r_provider and c.txn_id = :r_txn", parameters),
                 of("update refunds f set status = 'SUCCEEDED', updated_at = cast(:r_at as timestamptz) from %s r"
-                        + " where f.order_id = r.id and f.provider = :r_provider and f.capture_txn_id = :r_txn"
-                        + " and f.status = 'PENDING'", "r_provider", provider, "r_txn", txnId, "r_at", at));
+                        + " where " + PENDING_OF_CAPTURE, parameters),
+                SameStatementSql.reading(event, "(select f.id, f.order_id, f.provider, f.capture_txn_id, f.amount,"
+                        + " f.currency, f.reason, f.issued_by, 'SUCCEEDED' as status, f.provider_refund_id,"
+                        + " f.failure_reason, f.created_at, cast(:r_at as timestamptz) as updated_at"
+                        + " from refunds f join %s r on " + PENDING_OF_CAPTURE + ")", parameters));
     }
 }

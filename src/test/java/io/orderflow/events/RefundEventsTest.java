@@ -69,6 +69,32 @@ class RefundEventsTest {
         String owed = Auth.operator().get("/orders/" + id + "/refunds").then().statusCode(200).extract()
                 .path("items[0].id");
         assertRefundEvents(id, List.of(expected(id, owed, "pending")));
+        List<String> types = OutboxEvents.of(id).stream().map(event -> OutboxEvents.tree(event).get("type").asText())
+                .toList();
+        assertEquals(List.of("io.orderflow.refund.pending", "io.orderflow.order.cancel"),
+                types.subList(types.size() - 2, types.size()), "the refund's event before its order's: " + types);
+    }
+
+    @Test
+    void shouldWriteTheSucceededEventOfAPendingRefundSettledByAReportOfTheWholeCaptureRefunded() {
+        String txn = "txn-" + UUID.randomUUID();
+        String id = paidWithMockpay(txn);
+        post(id, "cancel", Map.of("reason", "changed my mind")).then().statusCode(200)
+                .body("status", is("REFUND_PENDING"));
+        String owed = Auth.operator().get("/orders/" + id + "/refunds").then().statusCode(200).extract()
+                .path("items[0].id");
+        Expected pending = expected(id, owed, "pending");
+
+        // a report of the whole capture refunded that names no refund of ours (as Stripe's charge.refunded)
+        String report = Callbacks.event("evt-" + UUID.randomUUID(), "REFUND_SUCCEEDED", id, AMOUNT, "EUR", txn);
+        Callbacks.deliver(report).then().statusCode(200);
+        Auth.operator().get("/orders/" + id).then().statusCode(200).body("status", is("REFUNDED"));
+        Callbacks.deliver(report).then().statusCode(200);
+        assertRefundEvents(id, List.of(pending, expected(id, owed, "succeeded")));
+        List<String> types = OutboxEvents.of(id).stream().map(event -> OutboxEvents.tree(event).get("type").asText())
+                .toList();
+        assertEquals(List.of("io.orderflow.refund.succeeded", "io.orderflow.order.refund_succeeded"),
+                types.subList(types.size() - 2, types.size()), "the refund's event before its order's: " + types);
     }
 
     @Test
