@@ -15,6 +15,21 @@ public final class Ids {
     private Ids() {
     }
 
+    /**
+     * {@code text} as a UUID when it is one in canonical form (36 characters), else null: {@link UUID#fromString}
+     * also takes forms like {@code 1-1-1-1-1}, which no id this service or a provider it calls ever wrote.
+     */
+    public static UUID parseOrNull(String text) {
+        if (text == null || text.length() != 36) {
+            return null;
+        }
+        try {
+            return UUID.fromString(text);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     public static UUID uuidV7(Clock clock) {
         long millis = clock.millis();
         long randA = RANDOM.nextInt(1 << 12);

@@ -9,8 +9,13 @@ import io.quarkus.redis.datasource.stream.XAddArgs;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import org.hibernate.reactive.mutiny.Mutiny;
 import org.jboss.logging.Logger;
 
 /**
@@ -19,7 +24,8 @@ import org.jboss.logging.Logger;
  * orders ({@link Outbox#claim}, skipping what another replica holds), {@code XADD} each, then mark them published
  * with their feed positions and commit. A crash between the XADD and the commit leaves the rows unpublished, so a
  * relay sends them again: consumers deduplicate on the CloudEvent id. Rounds follow each other until nothing is
- * eligible, so an order's next event goes out in the round after its predecessor's.
+ * eligible, so an order's next event goes out in the round after its predecessor's. What else must commit with the
+ * marking (a webhook delivery owed per subscriber) rides in the round's transaction ({@link PublishedEventsParticipant}).
  */
 @ApplicationScoped
 public class EventRelay {
@@ -37,9 +43,10 @@ public class EventRelay {
     private final Times times;
     private final ReactiveStreamCommands<String, String, String> stream;
     private final XAddArgs trimmed;
+    private final List<PublishedEventsParticipant> participants;
 
     public EventRelay(Db db, Outbox outbox, EventsConfig config, EventMetrics metrics, Lifecycle lifecycle,
-            Times times, ReactiveRedisDataSource redis) {
+            Times times, ReactiveRedisDataSource redis, @Any Instance<PublishedEventsParticipant> participants) {
         this.db = db;
         this.outbox = outbox;
         this.config = config;
@@ -48,6 +55,7 @@ public class EventRelay {
         this.times = times;
         this.stream = redis.stream(String.class, String.class, String.class);
         this.trimmed = new XAddArgs().maxlen(config.redis().maxLength()).nearlyExactTrimming();
+        this.participants = participants.stream().toList();
     }
 
     /** Not while the application starts or shuts down: a round would race the closing pool for nothing. */
@@ -80,9 +88,19 @@ public class EventRelay {
             if (claimed.isEmpty()) {
                 return Uni.createFrom().item(0);
             }
-            return append(claimed).chain(() -> outbox.markPublished(session, claimed, times.now()))
-                    .replaceWith(claimed.size());
+            Instant now = times.now();
+            return append(claimed).chain(() -> outbox.markPublished(session, claimed, now))
+                    .chain(() -> participate(session, claimed, now)).replaceWith(claimed.size());
         }));
+    }
+
+    private Uni<Void> participate(Mutiny.StatelessSession session, List<Outbox.Claimed> claimed, Instant now) {
+        List<UUID> ids = claimed.stream().map(event -> UUID.fromString(event.id())).toList();
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (PublishedEventsParticipant participant : participants) {
+            chain = chain.chain(() -> participant.published(session, ids, now));
+        }
+        return chain;
     }
 
     /** One XADD per event, sent together: the events of one round belong to distinct orders. */

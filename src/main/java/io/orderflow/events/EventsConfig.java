@@ -22,6 +22,8 @@ public interface EventsConfig {
 
     Purge purge();
 
+    Webhooks webhooks();
+
     interface Redis {
 
         /** The stream the relay appends events to, one entry per event with the single field {@code event}. */
@@ -53,5 +55,55 @@ public interface EventsConfig {
         /** Most events deleted by one purge statement. */
         @WithDefault("1000")
         int batchSize();
+    }
+
+    /** Deliveries of the events to the URLs operators register ({@code io.orderflow.webhooks}). */
+    interface Webhooks {
+
+        /**
+         * Lets a webhook URL name a loopback, private, link-local or otherwise internal address: for development and
+         * tests only, never in production (the address rule is what keeps a URL from reaching inside the cluster).
+         */
+        @WithDefault("false")
+        boolean allowPrivateTargets();
+
+        /** How long one delivery may take, connecting to the last byte read; longer is a failure. */
+        @WithDefault("15s")
+        Duration timeout();
+
+        /** Most bytes of an answer read; the rest is not waited for (the status alone decides). */
+        @WithDefault("65536")
+        int maxResponseBytes();
+
+        /** How long a rotated secret keeps signing beside the new one. */
+        @WithDefault("24h")
+        Duration rotationOverlap();
+
+        /** How often the worker looks for deliveries that are due ({@code off} stops it). */
+        @WithDefault("500ms")
+        String every();
+
+        /** Most deliveries one worker round sends at once. */
+        @WithDefault("50")
+        int batchSize();
+
+        Retry retry();
+
+        interface Retry {
+
+            /** The first retry's delay; each next one triples, with jitter, up to {@link #maxDelay()}. */
+            @WithDefault("5s")
+            Duration firstDelay();
+
+            @WithDefault("6h")
+            Duration maxDelay();
+
+            /**
+             * A delivery failing this long after its event is given up (FAILED); an endpoint failing this long
+             * without a success is disabled until an operator enables it.
+             */
+            @WithDefault("3d")
+            Duration giveUpAfter();
+        }
     }
 }

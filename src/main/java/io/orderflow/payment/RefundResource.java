@@ -101,7 +101,7 @@ public class RefundResource {
     @Path("{refundId}")
     public Uni<RefundView> get(@RestPath String id, @RestPath String refundId) {
         UUID orderId = orderId(id);
-        UUID wanted = uuidOrNull(refundId);
+        UUID wanted = Ids.parseOrNull(refundId);
         return orders.find(orderId, callers.current().owner())
                 .chain(order -> wanted == null ? Uni.createFrom().nullItem() : refunds.find(wanted))
                 .map(refund -> {
@@ -158,18 +158,11 @@ public class RefundResource {
 
     /** A malformed id cannot name an order: answered as not found. */
     private static UUID orderId(String id) {
-        UUID parsed = uuidOrNull(id);
+        UUID parsed = Ids.parseOrNull(id);
         if (parsed == null) {
             throw new OrderNotFoundException(id);
         }
         return parsed;
     }
 
-    static UUID uuidOrNull(String text) {
-        try {
-            return text == null || text.length() != 36 ? null : UUID.fromString(text);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
 }

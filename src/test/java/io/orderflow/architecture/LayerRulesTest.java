@@ -42,10 +42,23 @@ class LayerRulesTest {
             .because("payment writes a refund's event through events' RefundEvents, which knows refunds as rows");
 
     @ArchTest
+    static final ArchRule theEventsFeatureShouldNeverUseItsWebhooks = noClasses()
+            .that().resideInAPackage("io.orderflow.events..")
+            .should().dependOnClassesThat().resideInAPackage("io.orderflow.webhooks..")
+            .because("webhooks build on the events' relay through PublishedEventsParticipant; events know no subscriber");
+
+    @ArchTest
+    static final ArchRule webhooksShouldKnowNeitherOrdersNorPayments = noClasses()
+            .that().resideInAPackage("io.orderflow.webhooks..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.orderflow.order..", "io.orderflow.payment..")
+            .because("a webhook carries an event as the outbox holds it; what it says is the events feature's");
+
+    @ArchTest
     static final ArchRule commonShouldUseNoFeature = noClasses()
             .that().resideInAPackage("io.orderflow.common..")
             .should().dependOnClassesThat().resideInAnyPackage(
-                    "io.orderflow.order..", "io.orderflow.payment..", "io.orderflow.idempotency..")
+                    "io.orderflow.order..", "io.orderflow.payment..", "io.orderflow.idempotency..",
+                    "io.orderflow.events..", "io.orderflow.webhooks..")
             .because("every feature builds on common; a feature's errors are mapped by its own ProblemTranslator");
 
     @ArchTest

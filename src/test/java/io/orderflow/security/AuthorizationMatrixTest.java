@@ -53,6 +53,8 @@ class AuthorizationMatrixTest {
             case "anomalies" -> spec.get("/payments/anomalies");
             case "stuck" -> spec.get("/ops/payments-stuck");
             case "events" -> spec.queryParam("limit", 1).get("/events");
+            case "webhooks" -> spec.get("/webhook-endpoints");
+            case "webhook-register" -> json.body(Map.of("url", "http://127.0.0.1:9/matrix")).post("/webhook-endpoints");
             case "tokens" -> spec.post("/idempotency-tokens");
             case "state-machine" -> spec.get("/state-machine");
             default -> throw new IllegalArgumentException(endpoint);
@@ -76,6 +78,8 @@ class AuthorizationMatrixTest {
             "anomalies, none, 401", "anomalies, owner, 403", "anomalies, operator, 200",
             "stuck, none, 401", "stuck, owner, 403", "stuck, operator, 200",
             "events, none, 401", "events, owner, 403", "events, operator, 200",
+            "webhooks, none, 401", "webhooks, owner, 403", "webhooks, operator, 200",
+            "webhook-register, none, 401", "webhook-register, owner, 403",
             "tokens, none, 401", "tokens, owner, 201", "tokens, operator, 403",
             "state-machine, none, 401", "state-machine, owner, 200", "state-machine, operator, 200" })
     void shouldAnswerEachRoleOnEachEndpointAsSpecified(String endpoint, String who, int expected) {

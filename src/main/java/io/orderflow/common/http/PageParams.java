@@ -1,5 +1,6 @@
 package io.orderflow.common.http;
 
+import io.orderflow.common.Ids;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import java.util.UUID;
@@ -27,15 +28,11 @@ public final class PageParams {
         if (after == null) {
             return null;
         }
-        // UUID.fromString takes "1-1-1-1-1" too: only the canonical form was ever a page's next value
-        if (after.length() != 36) {
+        UUID parsed = Ids.parseOrNull(after); // only the canonical form was ever a page's next value
+        if (parsed == null) {
             throw notAPage();
         }
-        try {
-            return UUID.fromString(after);
-        } catch (IllegalArgumentException e) {
-            throw notAPage();
-        }
+        return parsed;
     }
 
     /** {@code after} as the number of the previous page's last item, 0 when absent; else a 400 problem. */

@@ -1,6 +1,7 @@
 package io.orderflow.payment.mockpay;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.orderflow.common.Ids;
 import io.orderflow.payment.Notification;
 import io.orderflow.payment.NotificationRequest;
 import io.orderflow.payment.ProviderJson;
@@ -79,15 +80,7 @@ final class MockpayEvents {
     }
 
     private static UUID uuid(JsonNode node) {
-        String text = ProviderJson.text(node, 36);
-        if (text == null || text.length() != 36) {
-            return null;
-        }
-        try {
-            return UUID.fromString(text);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        return Ids.parseOrNull(ProviderJson.text(node, 36));
     }
 
     private static boolean isInstant(JsonNode node) {

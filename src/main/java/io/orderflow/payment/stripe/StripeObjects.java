@@ -1,6 +1,7 @@
 package io.orderflow.payment.stripe;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.orderflow.common.Ids;
 import io.orderflow.payment.PaymentState;
 import io.orderflow.payment.ProviderJson;
 import io.orderflow.payment.ProviderOutcome;
@@ -72,12 +73,7 @@ final class StripeObjects {
 
     /** The refund of ours a Stripe refund was made for: the id the service sent as {@code metadata[command_id]}. */
     static UUID ourRefund(JsonNode refund) {
-        String named = ProviderJson.text(refund.path("metadata").get("command_id"), 36);
-        try {
-            return named == null || named.length() != 36 ? null : UUID.fromString(named);
-        } catch (IllegalArgumentException notOurs) {
-            return null;
-        }
+        return Ids.parseOrNull(ProviderJson.text(refund.path("metadata").get("command_id"), 36));
     }
 
     /**

@@ -1,0 +1,141 @@
+package io.orderflow.webhooks;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.orderflow.common.Db;
+import io.orderflow.common.GroupedWrites;
+import io.orderflow.common.Resend;
+import io.orderflow.common.SameStatementWrite;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Registered endpoints in PostgreSQL ({@code webhook_endpoints}). Every write is one statement; a creation and a
+ * rotation carry their request's idempotency record in it, so a retried request replays the first answer (and its
+ * secret) instead of making a second endpoint or rotating twice. A deletion marks the row and cancels what it was
+ * owed; nothing is deleted.
+ */
+@ApplicationScoped
+public class WebhookEndpoints {
+
+    /** A new endpoint: where, for which types (null: all), described how, with which secret. */
+    record Registration(UUID id, String url, List<String> types, String description, String secret, Instant at) {
+    }
+
+    private static final String AS_JSON = " select cast(to_jsonb(r) as text) from r";
+
+    private final Db db;
+    private final ObjectMapper json;
+
+    public WebhookEndpoints(Db db, ObjectMapper json) {
+        this.db = db;
+        this.json = json;
+    }
+
+    Uni<WebhookEndpoint> create(Registration registration, SameStatementWrite record) {
+        String types = registration.types() == null ? null
+                : GroupedWrites.arrayLiteral(new ArrayList<Object>(registration.types()));
+        return db.run(record == null ? Resend.WHEN_NOTHING_DONE : Resend.KEYED, session -> {
+            var query = session.<String>createNativeQuery("with r as (insert into webhook_endpoints (id, url, types,"
+                    + " description, secret, status, created_at, updated_at) values (:id, :url,"
+                    + " cast(cast(:types as text) as text[]), :description, :secret, 'enabled', :at, :at)"
+                    + " returning *)" + recorded(record) + AS_JSON)
+                    .setParameter("id", registration.id()).setParameter("url", registration.url())
+                    .setParameter("types", types).setParameter("description", registration.description())
+                    .setParameter("secret", registration.secret()).setParameter("at", registration.at());
+            if (record != null) {
+                record.parameters().forEach(query::setParameter);
+            }
+            return query.getSingleResult();
+        }).map(this::read);
+    }
+
+    /** Endpoints not deleted, by id, after {@code after} (null: from the first). */
+    Uni<List<WebhookEndpoint>> page(UUID after, int limit) {
+        UUID from = after == null ? new UUID(0, 0) : after; // PostgreSQL orders uuids by their bytes
+        return db.run(Resend.READ, session -> session.<String>createNativeQuery("select cast(to_jsonb(r) as text)"
+                + " from webhook_endpoints r where r.status <> 'deleted' and r.id > :after order by r.id limit :limit")
+                .setParameter("after", from).setParameter("limit", limit).getResultList())
+                .map(rows -> rows.stream().map(this::read).toList());
+    }
+
+    /** The endpoint, or null when there is none or it was deleted. */
+    Uni<WebhookEndpoint> find(UUID id) {
+        return db.run(Resend.READ, session -> session.<String>createNativeQuery("select cast(to_jsonb(r) as text)"
+                + " from webhook_endpoints r where r.id = :id and r.status <> 'deleted'").setParameter("id", id)
+                .getSingleResultOrNull()).map(row -> row == null ? null : read(row));
+    }
+
+    /**
+     * Marks the endpoint deleted and cancels the deliveries it was still owed; true when it exists (deleted now or
+     * before: a repeated DELETE is answered as the first).
+     */
+    Uni<Boolean> delete(UUID id, Instant at) {
+        return db.run(Resend.GUARDED, session -> session.<Boolean>createNativeQuery("with r as (update"
+                + " webhook_endpoints set status = 'deleted', updated_at = :at where id = :id and status <> 'deleted'"
+                + " returning id), owed as (update webhook_deliveries set status = 'CANCELLED', updated_at = :at"
+                + " where endpoint_id in (select id from r) and status = 'PENDING')"
+                + " select exists (select 1 from webhook_endpoints where id = :id)")
+                .setParameter("id", id).setParameter("at", at).getSingleResult());
+    }
+
+    /**
+     * A new secret; the current one keeps signing beside it until {@code overlapUntil}. A rotation within the
+     * overlap of the last one drops the oldest: two secrets at most.
+     */
+    Uni<WebhookEndpoint> rotate(UUID id, String secret, Instant overlapUntil, Instant at, SameStatementWrite record) {
+        return db.run(record == null ? Resend.WHEN_NOTHING_DONE : Resend.KEYED, session -> {
+            var query = session.<String>createNativeQuery("with r as (update webhook_endpoints set"
+                    + " previous_secret = secret, previous_secret_until = :until, secret = :secret, updated_at = :at"
+                    + " where id = :id and status <> 'deleted' returning *)" + recorded(record) + AS_JSON)
+                    .setParameter("id", id).setParameter("secret", secret).setParameter("until", overlapUntil)
+                    .setParameter("at", at);
+            if (record != null) {
+                record.parameters().forEach(query::setParameter);
+            }
+            return query.getSingleResultOrNull();
+        }).map(row -> row == null ? null : read(row));
+    }
+
+    /**
+     * Enabled again, its failure clock reset; what it is still owed is due at once. Events published while it was
+     * disabled were not fanned out to it.
+     */
+    Uni<WebhookEndpoint> enable(UUID id, Instant at) {
+        return db.run(Resend.GUARDED, session -> session.<String>createNativeQuery("with r as (update"
+                + " webhook_endpoints set status = 'enabled', failing_since = null, disabled_reason = null,"
+                + " updated_at = :at where id = :id and status <> 'deleted' returning *), owed as (update"
+                + " webhook_deliveries set next_attempt_at = :at where endpoint_id in (select id from r)"
+                + " and status = 'PENDING')" + AS_JSON).setParameter("id", id).setParameter("at", at)
+                .getSingleResultOrNull()).map(row -> row == null ? null : read(row));
+    }
+
+    /** Reads a creation's or rotation's row as its idempotency record kept it ({@code {id: null, endpoint}}). */
+    WebhookEndpoint recorded(String recordJson) {
+        try {
+            return WebhookEndpoint.fromRow(json.readTree(recordJson).get("endpoint"));
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private WebhookEndpoint read(String rowJson) {
+        try {
+            return WebhookEndpoint.fromRow(json.readTree(rowJson));
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The record keeps the row under {@code endpoint}; its order id is null, as an endpoint is of no order. */
+    private static String recorded(SameStatementWrite record) {
+        return record == null ? ""
+                : ", recorded as (" + record.sql("(select cast(null as uuid) as id, to_jsonb(x) as endpoint from r x)")
+                        + ")";
+    }
+}

@@ -1,0 +1,143 @@
+package io.orderflow.webhooks;
+
+import io.orderflow.events.EventsConfig;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.net.ConnectException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Sends one delivery: checks its URL again after a fresh DNS lookup ({@link WebhookTargets}), then POSTs the
+ * CloudEvent with the Standard Webhooks headers to the very address checked, on the Vert.x client (no thread waits
+ * on the receiver). It never follows a redirect, gives up after {@link EventsConfig.Webhooks#timeout()} from the
+ * lookup to the last byte, and reads at most {@link EventsConfig.Webhooks#maxResponseBytes()} of the answer (only the
+ * status decides). It never fails: every failure is an {@link WebhookDeliveries.Outcome} with an error.
+ */
+@ApplicationScoped
+public class WebhookSender {
+
+    static final String CONTENT_TYPE = "application/cloudevents+json";
+    static final String USER_AGENT = "orderflow-webhooks/1";
+    static final int MAX_ERROR = 300;
+
+    private final WebhookTargets targets;
+    private final Vertx vertx;
+    private final Clock clock;
+    private final long timeoutMillis;
+    private final int maxResponseBytes;
+    private final HttpClient client;
+
+    public WebhookSender(WebhookTargets targets, Vertx vertx, Clock clock, EventsConfig config) {
+        this.targets = targets;
+        this.vertx = vertx;
+        this.clock = clock;
+        this.timeoutMillis = config.webhooks().timeout().toMillis();
+        this.maxResponseBytes = config.webhooks().maxResponseBytes();
+        // SNI and certificate checks name the URL's host while the connection goes to the address checked
+        this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) timeoutMillis)
+                .setKeepAlive(true).setForceSni(true).setVerifyHost(true).setDecompressionSupported(false)
+                .setMaxRedirects(0), new PoolOptions().setHttp1MaxSize(20).setMaxWaitQueueSize(1000));
+    }
+
+    @PreDestroy
+    void close() {
+        client.close();
+    }
+
+    Uni<WebhookDeliveries.Outcome> send(String url, String messageId, String body, List<String> secrets) {
+        long started = System.nanoTime();
+        return lookUp(url).chain(target -> post(target, messageId, body, secrets))
+                .map(status -> new WebhookDeliveries.Outcome(status, null, elapsed(started)))
+                .ifNoItem().after(Duration.ofMillis(timeoutMillis)).failWith(TimeoutException::new)
+                .onFailure().recoverWithItem(failure -> new WebhookDeliveries.Outcome(null, describe(failure),
+                        elapsed(started)));
+    }
+
+    /**
+     * {@link WebhookTargets#resolve}, whose DNS lookup blocks, on a worker thread; the answer comes back on the
+     * caller's Vert.x context (Hibernate Reactive must be used from there). A refusal is a {@link RefusedTarget}.
+     */
+    Uni<WebhookTargets.Target> lookUp(String url) {
+        return Uni.createFrom().completionStage(() -> vertx.executeBlocking(() -> {
+            try {
+                return targets.resolve(url);
+            } catch (WebhookTargets.Refused refused) {
+                throw new RefusedTarget(refused.getMessage());
+            }
+        }, false).toCompletionStage());
+    }
+
+    private Uni<Integer> post(WebhookTargets.Target target, String messageId, String body, List<String> secrets) {
+        long timestamp = clock.instant().getEpochSecond();
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost(target.host())
+                .setPort(target.port()).setSsl(target.tls()).setURI(target.requestUri()).setFollowRedirects(false)
+                .setServer(SocketAddress.inetSocketAddress(target.port(), target.address().getHostAddress()))
+                .putHeader("content-type", CONTENT_TYPE).putHeader("user-agent", USER_AGENT)
+                .putHeader("webhook-id", messageId).putHeader("webhook-timestamp", Long.toString(timestamp))
+                .putHeader("webhook-signature", WebhookSignatures.header(messageId, timestamp, body, secrets));
+        AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+        return Uni.createFrom().<Integer>emitter(emitter -> {
+            client.request(options).compose(request -> {
+                sent.set(request);
+                return request.send(Buffer.buffer(body));
+            }).onFailure(emitter::fail).onSuccess(response -> {
+                int status = response.statusCode();
+                AtomicLong read = new AtomicLong();
+                response.handler(chunk -> {
+                    if (read.addAndGet(chunk.length()) > maxResponseBytes) {
+                        response.request().reset();
+                        emitter.complete(status);
+                    }
+                });
+                response.exceptionHandler(failure -> emitter.complete(status));
+                response.endHandler(done -> emitter.complete(status));
+            });
+        }).onCancellation().invoke(() -> {
+            HttpClientRequest request = sent.get();
+            if (request != null) {
+                request.reset();
+            }
+        });
+    }
+
+    private static long elapsed(long started) {
+        return (System.nanoTime() - started) / 1_000_000;
+    }
+
+    /** An error as the delivery log shows it: what kind, and the cause's message, bounded. */
+    static String describe(Throwable failure) {
+        String text;
+        if (failure instanceof RefusedTarget) {
+            text = "refused target: " + failure.getMessage();
+        } else if (failure instanceof TimeoutException) {
+            text = "timeout: no complete answer within the delivery timeout";
+        } else if (failure instanceof ConnectException) {
+            text = "connection failed: " + failure.getMessage();
+        } else {
+            text = failure.getClass().getSimpleName() + ": " + failure.getMessage();
+        }
+        return text.length() > MAX_ERROR ? text.substring(0, MAX_ERROR) : text;
+    }
+
+    /** The URL failed {@link WebhookTargets}' rule at delivery time: nothing was sent. */
+    static final class RefusedTarget extends RuntimeException {
+        RefusedTarget(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package io.orderflow.process;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.orderflow.support.Auth;
+import io.orderflow.support.EventLedger;
+import io.orderflow.support.ItDatabase;
+import io.orderflow.support.LifecycleStorm;
+import io.orderflow.support.LogScan;
+import io.orderflow.support.RedisDb;
+import io.orderflow.support.ServiceClient;
+import io.orderflow.support.ServiceProcess;
+import io.orderflow.support.WebhookReceiver.Answer;
+import io.orderflow.support.WebhookReceiver;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Webhook deliveries survive a crash: the packaged jar, delivering a storm of lifecycles' events to a receiver (a
+ * real HTTP server), is killed with SIGKILL while deliveries are in flight (the receiver holds their answers) and
+ * restarted. Afterwards every event of the outbox has reached the receiver at least once, every delivery is
+ * SUCCEEDED, and the ones in flight at the kill were sent again. It fails when the worker settles a delivery before
+ * its send (events lost) or claims without moving the next attempt past the send (sent twice while alive).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WebhookDeliveryIT {
+
+    private static final Map<String, String> ENV = Map.of("IDEMPOTENCY_REDIS_PENDING_TTL", "10s",
+            "EVENTS_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "true", "EVENTS_WEBHOOKS_TIMEOUT", "2s",
+            "EVENTS_WEBHOOKS_EVERY", "100ms");
+    private static final int WORKERS = 4;
+    private static final int ACKS_PER_PHASE = 200;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private volatile CountDownLatch hold = new CountDownLatch(0);
+    private final AtomicInteger held = new AtomicInteger();
+    private WebhookReceiver receiver;
+    private ServiceProcess service;
+    private LifecycleStorm storm;
+
+    @BeforeAll
+    void freshDatabaseAndAReceiver() {
+        ServiceProcess.killAllStarted();
+        ItDatabase.recreate();
+        RedisDb.flush();
+        receiver = WebhookReceiver.start(request -> {
+            CountDownLatch gate = hold;
+            if (gate.getCount() > 0) {
+                held.incrementAndGet();
+                try {
+                    gate.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Answer.of(200);
+        });
+    }
+
+    @AfterAll
+    void stop() {
+        if (storm != null) {
+            storm.stop();
+        }
+        if (service != null && service.isAlive()) {
+            long mark = service.logLineCount();
+            service.sigterm();
+            service.awaitExit(Duration.ofSeconds(90));
+            assertEquals(List.of(), LogScan.problemsOfStoppedInstance(service.logText(), mark),
+                    "errors in " + service.log());
+        }
+        receiver.close();
+    }
+
+    @Test
+    void shouldMakeEveryOwedDeliveryAfterAKillInTheMiddleOfDeliveries() throws Exception {
+        service = ServiceProcess.start("WebhookDeliveryIT-1", ENV).awaitReady();
+        register(service, receiver.url("/hooks/storm"));
+        storm = new LifecycleStorm(List.of(new ServiceClient(service))).start(WORKERS);
+        awaitTrue(() -> storm.acknowledged() >= ACKS_PER_PHASE, Duration.ofSeconds(180), "the storm runs");
+
+        hold = new CountDownLatch(1);
+        awaitTrue(() -> held.get() >= 2, Duration.ofSeconds(60), "deliveries in flight, their answers held");
+        service.kill();
+        hold.countDown();
+        System.out.println(service + " log: " + LogScan.toleratedSummary(service.logText()));
+        assertEquals(List.of(), LogScan.problems(service.logText(), LogScan.TOLERATED), "errors in " + service.log());
+        int heldAtKill = held.get();
+        service = service.restart("WebhookDeliveryIT-2").awaitReady();
+
+        awaitTrue(() -> storm.acknowledged() >= 2 * ACKS_PER_PHASE, Duration.ofSeconds(180), "the storm goes on");
+        storm.stop();
+        awaitTrue(() -> EventLedger.unpublished() == 0, Duration.ofSeconds(60), "the outbox is drained");
+        awaitTrue(() -> ItDatabase.count("select count(*) from webhook_deliveries where status <> 'SUCCEEDED'") == 0,
+                Duration.ofSeconds(90), "every delivery made");
+
+        Set<String> outbox = ids("select cast(id as text) from outbox");
+        Set<String> received = new HashSet<>();
+        int copies = 0;
+        for (WebhookReceiver.Received request : receiver.received()) {
+            copies++;
+            received.add(request.header("webhook-id"));
+        }
+        Set<String> missing = new HashSet<>(outbox);
+        missing.removeAll(received);
+        long deliveries = ItDatabase.count("select count(*) from webhook_deliveries");
+        int sentAgain = copies - received.size();
+        System.out.println("kill -9 with " + heldAtKill + " deliveries held in flight, under " + storm.lifecycles()
+                + " lifecycles: " + outbox.size() + " events, " + deliveries + " deliveries, " + copies
+                + " requests received, " + sentAgain + " sent again");
+        assertAll(
+                () -> assertEquals(List.of(), storm.unexpected(), "every request answered as expected"),
+                () -> assertEquals(Set.of(), missing, "every event reached the receiver"),
+                () -> assertEquals(outbox.size(), deliveries, "one delivery per event"),
+                () -> assertTrue(sentAgain > 0, "the deliveries in flight at the kill were sent again"));
+    }
+
+    private static void register(ServiceProcess service, String url) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(service.uri("/webhook-endpoints"))
+                .header("Authorization", "Bearer " + Auth.token("operator", "it-operator"))
+                .header("Idempotency-Key", UUID.randomUUID().toString()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of("url", url)))).build();
+        HttpResponse<String> response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, response.statusCode(), response.body());
+    }
+
+    private static Set<String> ids(String sql) throws SQLException {
+        Set<String> ids = new HashSet<>();
+        try (Connection c = ItDatabase.connect(); Statement s = c.createStatement(); ResultSet rows = s.executeQuery(sql)) {
+            while (rows.next()) {
+                ids.add(rows.getString(1));
+            }
+        }
+        return ids;
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, Duration bound, String what) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, what + " (not within " + bound + ")");
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

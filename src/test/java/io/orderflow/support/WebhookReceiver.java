@@ -1,0 +1,110 @@
+package io.orderflow.support;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+
+/**
+ * A webhook receiver: a real HTTP server on a free loopback port that keeps every request (headers with lower-case
+ * names, body) and answers each as {@code answer} says (a status code, and for 3xx the Location).
+ */
+public final class WebhookReceiver implements AutoCloseable {
+
+    /** One request as received. */
+    public record Received(Map<String, List<String>> headers, String body, int answered) {
+
+        public String header(String name) {
+            List<String> values = headers.get(name);
+            return values == null || values.isEmpty() ? null : values.get(0);
+        }
+    }
+
+    /** How to answer a request: a status, and where to for a redirect. */
+    public record Answer(int status, String location) {
+
+        public static Answer of(int status) {
+            return new Answer(status, null);
+        }
+    }
+
+    private final HttpServer server;
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private volatile Function<Received, Answer> answer;
+
+    private WebhookReceiver(Function<Received, Answer> answer) throws IOException {
+        this.answer = answer;
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    public static WebhookReceiver start(Function<Received, Answer> answer) {
+        try {
+            return new WebhookReceiver(answer);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Answers 200 to everything. */
+    public static WebhookReceiver accepting() {
+        return start(request -> Answer.of(200));
+    }
+
+    public void answer(Function<Received, Answer> answer) {
+        this.answer = answer;
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    public List<Received> received() {
+        return new ArrayList<>(received);
+    }
+
+    /** The requests whose CloudEvent's subject (the order id) is {@code orderId}. */
+    public List<Received> about(String orderId) {
+        return received.stream().filter(r -> r.body().contains("\"subject\": \"" + orderId + "\"")
+                || r.body().contains("\"subject\":\"" + orderId + "\"")).toList();
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        Map<String, List<String>> headers = new TreeMap<>();
+        exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT),
+                List.copyOf(values)));
+        String body;
+        try (InputStream in = exchange.getRequestBody()) {
+            body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Received request = new Received(headers, body, 0);
+        Answer reply = answer.apply(request);
+        received.add(new Received(headers, body, reply.status()));
+        if (reply.location() != null) {
+            exchange.getResponseHeaders().add("Location", reply.location());
+        }
+        exchange.sendResponseHeaders(reply.status(), -1);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.flush();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
