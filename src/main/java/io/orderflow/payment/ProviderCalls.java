@@ -29,9 +29,11 @@ public class ProviderCalls {
     private static final Logger LOG = Logger.getLogger(ProviderCalls.class);
 
     private final MeterRegistry registry;
+    private final ProviderSpans spans;
 
-    public ProviderCalls(MeterRegistry registry) {
+    public ProviderCalls(MeterRegistry registry, ProviderSpans spans) {
         this.registry = registry;
+        this.spans = spans;
     }
 
     /**
@@ -55,13 +57,14 @@ public class ProviderCalls {
 
     /**
      * One provider call: {@code request} through the provider's guard (each retry subscribes to a fresh request),
-     * its answer read into an outcome, any failure left over turned into one, and the outcome counted.
+     * its answer read into an outcome, any failure left over turned into one, the outcome counted, and the whole
+     * call traced as one span ({@link ProviderSpans}).
      */
     public <R, T> Uni<ProviderOutcome<T>> call(String provider, Guard guard, String operation,
             Supplier<Uni<R>> request, Function<R, ProviderOutcome<T>> read) {
         Uni<R> guarded = guard.get(request, new TypeLiteral<Uni<R>>() {
         });
-        return settle(provider, operation, guarded.map(read));
+        return spans.traced(provider, operation, settle(provider, operation, guarded.map(read)));
     }
 
     /** A blocking SDK call, subscribed on the worker pool so the event loop never waits for a provider. */

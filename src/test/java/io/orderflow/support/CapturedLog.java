@@ -6,6 +6,8 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import org.jboss.logmanager.ExtLogRecord;
+import org.jboss.logmanager.formatters.PatternFormatter;
 
 /**
  * What the service logs while a {@code @QuarkusTest} runs (the application shares the test's JVM and its JBoss log
@@ -35,14 +37,27 @@ public final class CapturedLog extends Handler implements AutoCloseable {
     }
 
     private static String line(LogRecord r) {
-        String message = r instanceof org.jboss.logmanager.ExtLogRecord ext ? ext.getFormattedMessage()
+        String message = r instanceof ExtLogRecord ext ? ext.getFormattedMessage()
                 : r.getMessage();
         return r.getLevel() + " [" + r.getLoggerName() + "] " + message
                 + (r.getThrown() == null ? "" : " (" + r.getThrown() + ")");
     }
 
+    /**
+     * The records of the logger {@code name}, each as a console with {@code format} (a pattern such as
+     * {@code quarkus.log.console.format}) prints it, with the MDC the record was logged under.
+     */
+    public List<String> formatted(String name, String format) {
+        PatternFormatter formatter = new PatternFormatter(format);
+        return records.stream().filter(r -> name.equals(r.getLoggerName())).map(formatter::format).toList();
+    }
+
     @Override
     public void publish(LogRecord record) {
+        if (record instanceof ExtLogRecord ext) {
+            // the MDC (a request's trace id) is read when asked for: keep the one of the logging thread and moment
+            ext.copyMdc();
+        }
         records.add(record);
     }
 

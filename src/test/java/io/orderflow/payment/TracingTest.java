@@ -1,0 +1,163 @@
+package io.orderflow.payment;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static io.orderflow.support.OrderMother.AMOUNT;
+import static io.orderflow.support.OrderMother.createOrder;
+import static io.orderflow.support.OrderMother.newKey;
+import static io.orderflow.support.OrderMother.postKeyed;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanId;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.orderflow.payment.stripe.StripeFixtures;
+import io.orderflow.payment.stripe.StripeProvider;
+import io.orderflow.support.Await;
+import io.orderflow.support.CapturedLog;
+import io.orderflow.support.InMemorySpans;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tracing turned on (as an OTLP endpoint turns it on in production), with the spans kept in memory: one PAY through
+ * Stripe (played by the sandbox's HTTP server) is one trace, a tree under the request's server span, holding the
+ * transition statement's SQL span, the Redis commands' spans and the provider call's span; and the request's log
+ * lines carry its trace id.
+ */
+@QuarkusTest
+@Tag("profile")
+@TestProfile(TracingTest.Traced.class)
+@WithTestResource(PaymentSandbox.class)
+class TracingTest extends SandboxedProviderTest {
+
+    public static class Traced implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            // spans are exported in batches, every 5 s by default: sooner here, so the test waits little for them
+            return Map.of("quarkus.otel.sdk.disabled", "false", "quarkus.otel.bsp.schedule.delay", "50ms",
+                    "quarkus.log.category.\"io.orderflow.transitions\".level", "INFO");
+        }
+
+        @Override
+        public Set<Class<?>> getEnabledAlternatives() {
+            return Set.of(InMemorySpans.class);
+        }
+    }
+
+    /**
+     * "redis" on a Redis command's span. A SQL statement's carries the database's name instead of "postgresql":
+     * Quarkus 3.33 fills it from Vert.x's db.instance tag; its operation and table are right.
+     */
+    private static final AttributeKey<String> DB_SYSTEM = AttributeKey.stringKey("db.system");
+    private static final AttributeKey<String> DB_STATEMENT = AttributeKey.stringKey("db.statement");
+    private static final AttributeKey<String> DB_OPERATION = AttributeKey.stringKey("db.operation");
+    private static final AttributeKey<String> DB_TABLE = AttributeKey.stringKey("db.sql.table");
+    /** What only the transition statement does (order/persistence/TransitionSql). */
+    private static final String TRANSITION = "update orders o set status = r.to_status";
+
+    @Inject
+    InMemorySpanExporter spans;
+
+    @Inject
+    StripeProvider stripe;
+
+    @Override
+    protected String provider() {
+        return StripeProvider.NAME;
+    }
+
+    /** A first call through stripe-java can outlast the sandbox's 1 s call timeout (class loading): made before. */
+    @BeforeEach
+    void warmUpStripeJava() {
+        server.stubFor(get("/v1/payment_intents/pi_warm_up").willReturn(okJson(StripeFixtures.intent("pi_warm_up",
+                "requires_payment_method", "1", "eur", null))));
+        await(stripe.queryPayment("pi_warm_up"));
+        restart();
+    }
+
+    @Test
+    void shouldTraceAPayFromItsRequestThroughTheTransitionStatementToTheProviderCall() {
+        String id = createOrder();
+        String intent = "pi_traced_" + id.substring(0, 8);
+        server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
+                "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
+        spans.reset();
+        List<String> transitionLines;
+        try (CapturedLog log = CapturedLog.start()) {
+            postKeyed(id, "pay", Map.of("provider", "stripe"), newKey()).then().statusCode(200)
+                    .body("payment.providerReference", is(intent));
+            Await.until(() -> serverSpanOfPay().isPresent(), "the server span of the PAY");
+            transitionLines = log.formatted("io.orderflow.transitions",
+                    ConfigProvider.getConfig().getValue("quarkus.log.console.format", String.class));
+        }
+        SpanData request = serverSpanOfPay().orElseThrow();
+        List<SpanData> trace = spans.getFinishedSpanItems().stream()
+                .filter(span -> span.getTraceId().equals(request.getTraceId())).toList();
+
+        SpanData statement = only(trace, span -> span.getKind() == SpanKind.CLIENT
+                && String.valueOf(span.getAttributes().get(DB_STATEMENT)).contains(TRANSITION), "transition statement");
+        assertEquals("UPDATE", statement.getAttributes().get(DB_OPERATION));
+        assertEquals("orders", statement.getAttributes().get(DB_TABLE));
+        assertTrue(trace.stream().anyMatch(span -> span.getKind() == SpanKind.CLIENT
+                && "redis".equals(span.getAttributes().get(DB_SYSTEM))), "the idempotency gate's Redis commands");
+        SpanData call = only(trace, span -> span.getName().equals("stripe create-payment"), "provider call");
+        assertEquals("stripe", call.getAttributes().get(ProviderSpans.PROVIDER));
+        assertEquals("create-payment", call.getAttributes().get(ProviderSpans.OPERATION));
+        assertEquals("PENDING", call.getAttributes().get(ProviderSpans.OUTCOME));
+
+        assertFalse(SpanId.isValid(request.getParentSpanId()), "the request's span is the trace's root");
+        Map<String, SpanData> byId = trace.stream().collect(Collectors.toMap(SpanData::getSpanId, Function.identity()));
+        for (SpanData span : trace) {
+            assertTrue(descendsFrom(span, request, byId), span.getName() + " hangs under the request's span");
+        }
+
+        assertEquals(1, transitionLines.size(), "the PAY's transition line: " + transitionLines);
+        assertTrue(transitionLines.get(0).contains("traceId=" + request.getTraceId() + " spanId="),
+                "the log line names the trace: " + transitionLines.get(0));
+    }
+
+    private Optional<SpanData> serverSpanOfPay() {
+        return spans.getFinishedSpanItems().stream()
+                .filter(span -> span.getKind() == SpanKind.SERVER && span.getName().endsWith("/pay")).findFirst();
+    }
+
+    private static SpanData only(List<SpanData> trace, Predicate<SpanData> which, String what) {
+        List<SpanData> found = trace.stream().filter(which).toList();
+        assertEquals(1, found.size(), "one span of the " + what + " in the trace: " + names(trace));
+        return found.get(0);
+    }
+
+    private static boolean descendsFrom(SpanData span, SpanData root, Map<String, SpanData> byId) {
+        for (SpanData at = span; at != null; at = byId.get(at.getParentSpanId())) {
+            if (at.getSpanId().equals(root.getSpanId())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static List<String> names(List<SpanData> trace) {
+        return trace.stream().map(span -> span.getKind() + " " + span.getName() + " " + span.getAttributes()).toList();
+    }
+}
