@@ -121,7 +121,8 @@ class HttpEdgeTest {
         OpenAPI contract = new OpenAPIV3Parser().read("openapi.yaml");
         assertEquals(false, contract.getPaths().isEmpty());
         contract.getPaths().forEach((template, item) -> {
-            String path = template.replace("{id}", order).replace("{refundId}", UUID.randomUUID().toString());
+            String path = template.replace("{id}", order).replace("{refundId}", UUID.randomUUID().toString())
+                    .replace("{eventId}", UUID.randomUUID().toString());
             String allowed = item.readOperationsMap().keySet().stream().map(Enum::name).sorted()
                     .collect(Collectors.joining(", "));
             Auth.operator().filter(Contract.invalidRequest()).options(path).then().statusCode(405)
