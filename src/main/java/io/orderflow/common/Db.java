@@ -65,6 +65,14 @@ public class Db {
         return sessions.withStatelessTransaction(work).ifNoItem().after(config.statementTimeout()).fail();
     }
 
+    /**
+     * Runs one statement of background work (a worker's claim) in a stateless session of its own, autocommit: not
+     * shed, never re-sent (its caller retries on its next round) and not counted with the requests' units of work.
+     */
+    public <T> Uni<T> background(Function<Mutiny.StatelessSession, Uni<T>> work) {
+        return sessions.withStatelessSession(work).ifNoItem().after(config.statementTimeout()).fail();
+    }
+
     /** As {@link #run(Function)}, re-sent after a broken connection as {@code resend} allows. */
     public <T> Uni<T> run(Resend resend, Function<Mutiny.StatelessSession, Uni<T>> work) {
         return Uni.createFrom().deferred(() -> {

@@ -76,7 +76,7 @@ public class WebhookDeliveries {
      */
     Uni<List<Due>> claim(int limit, Instant now, Instant leaseUntil) {
         // background work, like the relay's: not shed or counted with the requests' units of work
-        return db.transaction(session -> session.<Object[]>createNativeQuery("with due as (select d.endpoint_id, d.event_id"
+        return db.background(session -> session.<Object[]>createNativeQuery("with due as (select d.endpoint_id, d.event_id"
                 + " from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.status = 'enabled'"
                 + " where d.status = 'PENDING' and d.next_attempt_at <= :now and not exists (select 1 from"
                 + " webhook_deliveries p where p.endpoint_id = d.endpoint_id and p.aggregateid = d.aggregateid"
@@ -110,7 +110,7 @@ public class WebhookDeliveries {
      */
     Uni<Settled> settle(Due due, Outcome outcome, boolean manual, Instant now, Instant retryAt,
             Instant giveUpBefore) {
-        return db.transaction(session -> session.<Object[]>createNativeQuery("with attempt as (insert into webhook_attempts"
+        return db.background(session -> session.<Object[]>createNativeQuery("with attempt as (insert into webhook_attempts"
                 + " (endpoint_id, event_id, attempt, status_code, error, duration_ms, manual, at) values (:endpoint,"
                 + " :event, :attempt, :status, :error, :duration, :manual, :now) returning id),"
                 + " delivery as (update webhook_deliveries d set status = case when :ok then 'SUCCEEDED'"

@@ -51,11 +51,11 @@ public final class LogScan {
     /**
      * A scheduled job lost its database (a failover, a shutdown) and its next run retries: a relay round (its events
      * stay in the outbox, published at least once — docs/events.md), an outbox purge, a run of the refund worker
-     * (its commands stay owed).
+     * (its commands stay owed), a webhook delivery round (what is due stays owed).
      */
     public static final Pattern SCHEDULED_JOB_RETRIED = Pattern.compile("WARN .*(Event relay round failed, its events"
             + " stay in the outbox|Outbox purge failed, next run retries|Refund commands: the run failed, the next one"
-            + " retries)");
+            + " retries|Webhook delivery round failed, what is due stays owed)");
 
     /**
      * A relay round whose XADDs waited on an unreachable Redis failed after the client's timeout: its events stay
