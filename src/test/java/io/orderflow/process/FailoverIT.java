@@ -57,13 +57,15 @@ class FailoverIT {
     /**
      * What a failover legitimately leaves in the service's log, besides LogScan's documented degraded modes: a
      * scheduled sweep, relay round or refund run whose statement lost its connection (the next run retries), with
-     * Hibernate Reactive's own ERROR lines for the relay's transaction that could not begin, commit or roll back on it; the
+     * Hibernate Reactive's own ERROR lines for the relay's transaction that could not begin, commit or roll back on it
+     * (the server gone mid-answer, or the connection already closed by then); the
      * Vert.x Redis client's ERROR line for each idle pooled connection the killed master reset or closed.
      */
     private static final Pattern[] TOLERATED = { LogScan.REDIS_FALLBACK, LogScan.EVENT_LOOP_STALL,
         LogScan.TRANSIENT_503, LogScan.SWEEP_FAILED_WHILE_STOPPING, LogScan.SCHEDULED_JOB_RETRIED, Pattern.compile(
                 "ERROR \\[org\\.hibernate\\.reactive\\.pool\\.impl\\.SqlClientConnection\\].* Failed to (start a"
-                        + " transaction|commit transaction|rollback transaction): Failed to read any response from the server"), Pattern.compile(
+                        + " transaction|commit transaction|rollback transaction): (Failed to read any response from the server"
+                        + "|Connection is not active now, current status: CLOSED)"), Pattern.compile(
                 "ERROR \\[io\\.vertx\\.redis\\.client\\.impl\\.RedisConnectionManager\\].* Unhandled Error:"
                         + " (java\\.net\\.SocketException: Connection reset|io\\.netty\\.channel\\.\\w*ClosedChannelException)") };
     /**
