@@ -41,8 +41,11 @@ public interface EventsConfig {
         @WithDefault("200ms")
         String every();
 
-        /** Most events claimed by one relay transaction (at most one per order). */
-        @WithDefault("100")
+        /**
+         * Most events claimed by one relay transaction (at most one per order). A full round is followed by another
+         * at once, so this sizes the transactions and does not cap the rate.
+         */
+        @WithDefault("500")
         int batchSize();
     }
 
