@@ -76,10 +76,15 @@ public class Outbox {
                         .map(row -> new Published(((Number) row[0]).longValue(), (String) row[1])).toList());
     }
 
-    /** Deletes up to {@code batch} events published before {@code cutoff}; returns how many. */
+    /**
+     * Deletes those of the {@code batch} oldest published events (in feed order) that were published before
+     * {@code cutoff}; returns how many. Positions are drawn in publishing order, so the oldest events lead the feed's
+     * index and no index on the publishing time is needed: one fewer index entry written per published event.
+     */
     Uni<Integer> purge(Instant cutoff, int batch) {
         return db.run(session -> session.createNativeQuery("delete from outbox o using (select id from outbox"
-                + " where published_at < :cutoff order by published_at limit :batch for update skip locked) old"
+                + " where id in (select f.id from (select id, published_at from outbox where position is not null"
+                + " order by position limit :batch) f where f.published_at < :cutoff) for update skip locked) old"
                 + " where o.id = old.id").setParameter("cutoff", cutoff).setParameter("batch", batch)
                 .executeUpdate());
     }
