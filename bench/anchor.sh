@@ -39,7 +39,7 @@ for attempt in 1 2 3; do
   # other test suites share max_connections: a refused connection is retried, not fatal
   pgbench -h 127.0.0.1 -U postgres -n -M prepared -c "$clients" -j 2 -T "$seconds" \
       -D base="$base" -D stride="$stride" -D i=0 -D rows="$rows" -D now="$now" -D event=SHIP -D source=anchor \
-      -D actor=bench -D details='{"carrier":"DHL","trackingNumber":"TN-1"}' -D f_carrier=DHL -D f_tracking_number=TN-1 \
+      -D actor=bench -D ev_event=SHIP -D ev_source=anchor -D ev_ce_source=/orderflow -D details='{"carrier":"DHL","trackingNumber":"TN-1"}' -D f_carrier=DHL -D f_tracking_number=TN-1 \
       -D f_shipped_at="$now" -D k_scope="operator:bench POST /orders/{id}/ship anchor" -D k_tier=ORDERS \
       -D k_fingerprint=db8092b51c0cae1fb191ded0f1634f6893dd580badf36ab8ee9be01170338901 \
       -D k_created="$now" -D k_expires="$expires" -f "$sql" "$db" > "$out/$label.txt" 2>&1 && break

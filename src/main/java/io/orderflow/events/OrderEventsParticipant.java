@@ -35,10 +35,19 @@ public class OrderEventsParticipant implements TransitionParticipant {
 
     @Override
     public Uni<Participation> participate(TransitionCommand command, Instant now) {
-        SameStatementWrite event = new OutboxWrite(SINGLE, BATCH, Map.of("ev_event", command.event().name(),
-                "ev_source", command.source(), "ev_ce_source", config.source()));
+        SameStatementWrite event = transitionEvent(command.event().name(), command.source(), config.source());
         return Uni.createFrom().item(new Participation(List.of(event), Map.of(), Map.of(),
                 Participation.NONE.afterwards()));
+    }
+
+    /**
+     * The outbox insert a transition's statement carries (also what the benchmark's pgbench anchor runs).
+     *
+     * @param event the table's event, {@code source} who made the change, {@code ceSource} the CloudEvent's source
+     */
+    public static SameStatementWrite transitionEvent(String event, String source, String ceSource) {
+        return new OutboxWrite(SINGLE, BATCH, Map.of("ev_event", event, "ev_source", source,
+                "ev_ce_source", ceSource));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.orderflow.idempotency;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.common.SameStatementWrite;
+import io.orderflow.events.OrderEventsParticipant;
 import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.persistence.TransitionBatchSql;
@@ -29,14 +30,18 @@ class BenchAnchorSqlTest {
     private static final Path KEYED = Path.of("bench/sql/transition-keyed.pgbench");
     private static final Path KEYLESS = Path.of("bench/sql/transition-keyless.pgbench");
     private static final Path BATCH = Path.of("bench/sql/transition-batch-keyed.pgbench");
+    /** The order's event, first among the writes as the service orders them (its writesAt is -1). */
+    private static final SameStatementWrite EVENT = OrderEventsParticipant.transitionEvent("SHIP", "anchor",
+            "/orderflow");
 
     @Test
     void theAnchorScriptsRunTheServicesOwnTransitionStatement() throws IOException {
-        assertUpToDate(KEYLESS, script("keyless (SHIP without an Idempotency-Key)", "NULL", List.of()));
+        assertUpToDate(KEYLESS, script("keyless (SHIP without an Idempotency-Key; the order's event rides in the"
+                + " statement)", "NULL", List.of(EVENT)));
         KeyClaim claim = new KeyClaim("scope", "key", "fingerprint", Tier.ORDERS, Instant.EPOCH, Instant.EPOCH,
                 UUID.randomUUID());
-        assertUpToDate(KEYED, script("keyed (SHIP with an Idempotency-Key: the dedup record rides in the statement)",
-                ":k", List.of(claim.sameStatementRecord())));
+        assertUpToDate(KEYED, script("keyed (SHIP with an Idempotency-Key: the dedup record and the order's event"
+                + " ride in the statement)", ":k", List.of(EVENT, claim.sameStatementRecord())));
         assertUpToDate(BATCH, batchScript(claim));
     }
 
@@ -47,7 +52,7 @@ class BenchAnchorSqlTest {
     private static String batchScript(KeyClaim claim) {
         var changes = new EventDetails.Ship("DHL", "TN-1").changes(OrderEvent.SHIP, Instant.EPOCH);
         TransitionBatchSql.Statement batch = TransitionBatchSql.statement(OrderEvent.SHIP, changes.keySet(),
-                List.of(claim.sameStatementRecord()));
+                List.of(EVENT, claim.sameStatementRecord()));
         String statement = batch.sql().replace(":event", "'" + batch.event() + "'");
         java.util.Set<String> nulls = new java.util.HashSet<>(List.of("owner", "version"));
         changes.forEach((field, value) -> {
