@@ -12,23 +12,27 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.hibernate.reactive.mutiny.Mutiny;
 import org.jboss.logging.Logger;
 
 /**
- * Publishes the outbox to the Redis Stream, at least once and in order per order, from every replica at once. One
- * round is one transaction: claim the oldest unpublished event of up to {@link EventsConfig.Relay#batchSize()}
- * orders ({@link Outbox#claim}, skipping what another replica holds), {@code XADD} each, then mark them published
- * with their feed positions and commit. A crash between the XADD and the commit leaves the rows unpublished, so a
- * relay sends them again: consumers deduplicate on the CloudEvent id. A full round is followed by another at once;
- * a round that found fewer than a batch ends the run, and what committed since waits for the next one: under a steady
- * stream of events, rounds of a few rows each, one after the other, would cost PostgreSQL more per event than the
- * transitions writing them (measured with pgbench: a relay claiming whatever was there in a loop halved the
- * transitions' rate, one round per 200 ms cost them about a tenth). What else must commit with the
- * marking (a webhook delivery owed per subscriber) rides in the round's transaction ({@link PublishedEventsParticipant}).
+ * Publishes the outbox to the Redis Stream, at least once and in order per order, from every replica. One round is
+ * one transaction, and one round runs at a time across the replicas ({@link Outbox#RELAY_LOCK}, taken with a try: a
+ * replica whose turn it is not skips): claim the oldest unpublished events, up to
+ * {@link EventsConfig.Relay#batchSize()}, {@code XADD} each (one order's one after another, different orders'
+ * together), then mark them published with their feed positions and commit. A crash between the XADD and the commit
+ * leaves the rows unpublished, so a relay sends them again: consumers deduplicate on the CloudEvent id. A full round
+ * is followed by another at once; a round that found fewer than a batch ends the run, and what committed since waits
+ * for the next one: under a steady stream of events, rounds of a few rows each, one after the other, would cost
+ * PostgreSQL more per event than the transitions writing them (measured with pgbench: a relay claiming whatever was
+ * there in a loop halved the transitions' rate, one round per 200 ms cost them about a tenth). What else must commit
+ * with the marking (a webhook delivery owed per subscriber) rides in the round's transaction
+ * ({@link PublishedEventsParticipant}).
  */
 @ApplicationScoped
 public class EventRelay {
@@ -75,10 +79,7 @@ public class EventRelay {
         }).replaceWithVoid();
     }
 
-    /**
-     * Relays rounds while they are full (at most {@link #MAX_ROUNDS}); returns how many events went out. An order's
-     * next event, eligible once its predecessor is published, goes out in the next run.
-     */
+    /** Relays rounds while they are full (at most {@link #MAX_ROUNDS}); returns how many events went out. */
     public Uni<Integer> relay() {
         return rounds(0, 0);
     }
@@ -91,6 +92,9 @@ public class EventRelay {
 
     private Uni<Integer> round() {
         return db.transaction(session -> outbox.claim(session, config.relay().batchSize()).chain(claimed -> {
+            if (claimed == null) {
+                return Uni.createFrom().item(0); // another replica's round
+            }
             metrics.lag(claimed.isEmpty() ? 0 : claimed.get(0).ageSeconds());
             if (claimed.isEmpty()) {
                 return Uni.createFrom().item(0);
@@ -110,12 +114,24 @@ public class EventRelay {
         return chain;
     }
 
-    /** One XADD per event, sent together: the events of one round belong to distinct orders. */
+    /**
+     * One XADD per event: the events of one order one after the other, in their order (XADDs sent together may
+     * take different connections and land in any order), those of different orders together.
+     */
     private Uni<Void> append(List<Outbox.Claimed> events) {
-        List<Uni<String>> adds = events.stream()
-                .map(event -> stream.xadd(config.redis().stream(), trimmed, Map.of("event", event.payload())))
-                .toList();
-        return Uni.join().all(adds).andFailFast()
-                .invoke(ids -> metrics.published(EventMetrics.Way.STREAM, ids.size())).replaceWithVoid();
+        Map<String, List<Outbox.Claimed>> byOrder = events.stream()
+                .collect(Collectors.groupingBy(Outbox.Claimed::aggregateId, LinkedHashMap::new, Collectors.toList()));
+        List<Uni<Void>> orders = byOrder.values().stream().map(this::appendInTurn).toList();
+        return Uni.join().all(orders).andFailFast()
+                .invoke(() -> metrics.published(EventMetrics.Way.STREAM, events.size())).replaceWithVoid();
+    }
+
+    private Uni<Void> appendInTurn(List<Outbox.Claimed> events) {
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (Outbox.Claimed event : events) {
+            chain = chain.chain(() -> stream.xadd(config.redis().stream(), trimmed, Map.of("event", event.payload()))
+                    .replaceWithVoid());
+        }
+        return chain;
     }
 }

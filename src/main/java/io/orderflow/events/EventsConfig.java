@@ -42,8 +42,8 @@ public interface EventsConfig {
         String every();
 
         /**
-         * Most events claimed by one relay transaction (at most one per order). A full round is followed by another
-         * at once, so this sizes the transactions and does not cap the rate.
+         * Most events claimed by one relay transaction. A full round is followed by another at once, so this sizes
+         * the transactions and does not cap the rate.
          */
         @WithDefault("500")
         int batchSize();

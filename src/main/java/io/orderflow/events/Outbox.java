@@ -17,14 +17,24 @@ import org.hibernate.reactive.mutiny.Mutiny;
 public class Outbox {
 
     /**
+     * The advisory lock a relay round holds from its claim to its commit: one round at a time, across every replica.
+     * Rounds taking turns keep each order's events in order without locking their rows or asking, for every
+     * candidate, whether an older event of its order is still held elsewhere (what the claim did when rounds ran
+     * side by side: a row lock written per claimed event and an index on the unpublished events by order, one more
+     * entry written by every transition). A round takes it with a try: a replica whose turn it is not skips.
+     */
+    public static final long RELAY_LOCK = 0x6f75_7462_6f79L;
+
+    /**
      * The advisory lock under which positions are drawn and committed: a relay holds it from drawing its batch's
      * positions to its commit, so positions become visible in their own order and a feed reader that has seen
-     * position n will never find a smaller one appear later.
+     * position n will never find a smaller one appear later. Under {@link #RELAY_LOCK} it is never contended; it
+     * states the feed's rule where the positions are drawn.
      */
     public static final long POSITION_LOCK = 0x6f75_7462_6f78L; // "outbox"
 
-    /** An unpublished event claimed by a relay: its id, its CloudEvent JSON and how long it has waited. */
-    public record Claimed(String id, String payload, double ageSeconds) {
+    /** An unpublished event claimed by a relay: its id, its order, its CloudEvent JSON and how long it has waited. */
+    public record Claimed(String id, String aggregateId, String payload, double ageSeconds) {
     }
 
     /** An event as the feed serves it: its position and its CloudEvent JSON. */
@@ -38,18 +48,20 @@ public class Outbox {
     }
 
     /**
-     * Locks up to {@code limit} unpublished events, oldest first, at most one per aggregate: the oldest unpublished
-     * one of each. An event whose predecessor another relay holds is not eligible until that one is published, so
-     * two relays never publish one order's events out of order; rows another relay holds are skipped, not waited on.
+     * Takes {@link #RELAY_LOCK} for the caller's transaction and returns up to {@code limit} unpublished events,
+     * oldest first; null when another relay holds the lock. An order's events are in their order here: a
+     * transition waits for the previous one of its order to commit (the order's row), so a later event is never
+     * visible while an earlier one is not.
      */
     Uni<List<Claimed>> claim(Mutiny.StatelessSession session, int limit) {
-        return session.<Object[]>createNativeQuery("select cast(o.id as text), cast(o.payload as text),"
-                + " cast(extract(epoch from clock_timestamp() - o.created_at) as float8) from outbox o"
-                + " where o.published_at is null and not exists (select 1 from outbox p where p.published_at is null"
-                + " and p.aggregateid = o.aggregateid and p.seq < o.seq) order by o.seq limit :limit"
-                + " for update of o skip locked").setParameter("limit", limit).getResultList()
-                .map(rows -> rows.stream()
-                        .map(row -> new Claimed((String) row[0], (String) row[1], ((Number) row[2]).doubleValue()))
+        return session.<Object[]>createNativeQuery("select l.held, cast(o.id as text), o.aggregateid,"
+                + " cast(o.payload as text), cast(extract(epoch from clock_timestamp() - o.created_at) as float8)"
+                + " from (select pg_try_advisory_xact_lock(:lock) as held) l left join lateral (select * from outbox"
+                + " where l.held and published_at is null order by seq limit :limit) o on true")
+                .setParameter("lock", RELAY_LOCK).setParameter("limit", limit).getResultList()
+                .map(rows -> !(Boolean) rows.get(0)[0] ? null : rows.stream().filter(row -> row[1] != null)
+                        .map(row -> new Claimed((String) row[1], (String) row[2], (String) row[3],
+                                ((Number) row[4]).doubleValue()))
                         .toList());
     }
 

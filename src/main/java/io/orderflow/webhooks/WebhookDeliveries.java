@@ -57,7 +57,8 @@ public class WebhookDeliveries {
 
     /**
      * In the relay's transaction: one delivery of each published event to every enabled endpoint whose types take
-     * it, due at once. A relay that publishes an event again (after a crash) finds its deliveries there.
+     * it, due at once. A relay that publishes an event again (after a crash) finds its deliveries there. With no
+     * endpoint enabled the statement stops at its first condition, before looking up the round's events.
      */
     Uni<Integer> fanOut(Mutiny.StatelessSession session, List<UUID> eventIds, Instant at) {
         String ids = GroupedWrites.arrayLiteral(new ArrayList<Object>(eventIds));
@@ -65,7 +66,8 @@ public class WebhookDeliveries {
                 + " type, body, status, next_attempt_at, created_at, updated_at) select e.id, o.id, o.aggregateid,"
                 + " o.seq, o.type, cast(o.payload as text), 'PENDING', :at, :at, :at from outbox o"
                 + " join webhook_endpoints e on e.status = 'enabled' and (e.types is null or o.type = any(e.types))"
-                + " where o.id = any(cast(cast(:ids as text) as uuid[])) on conflict do nothing")
+                + " where exists (select 1 from webhook_endpoints where status = 'enabled')"
+                + " and o.id = any(cast(cast(:ids as text) as uuid[])) on conflict do nothing")
                 .setParameter("ids", ids).setParameter("at", at).executeUpdate();
     }
 

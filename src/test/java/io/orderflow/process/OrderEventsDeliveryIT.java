@@ -133,7 +133,7 @@ class OrderEventsDeliveryIT {
         awaitTrue(() -> storm.acknowledged() >= 2 * ACKS_PER_PHASE, Duration.ofSeconds(180), "the storm goes on");
         redisProxy.freeze();
         boolean waiting = awaitUpTo(() -> ItDatabase.count("select count(*) from pg_stat_activity where datname = ?"
-                + " and state = 'idle in transaction' and query like 'select cast(o.id as text), cast(o.payload%'",
+                + " and state = 'idle in transaction' and query like 'select l.held, cast(o.id as text)%'",
                 ItDatabase.NAME) > 0, Duration.ofSeconds(3));
         service.kill();
         redisProxy.closeAllPairs(); // what the dead instance sent into the frozen proxy never reaches Redis
