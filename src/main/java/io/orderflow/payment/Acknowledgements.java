@@ -7,6 +7,10 @@ import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.order.domain.Order;
+import io.orderflow.payment.spi.Acknowledgement;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.NotificationRejected;
+import io.orderflow.payment.spi.PaymentProvider;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.UUID;
 

@@ -1,6 +1,7 @@
 package io.orderflow.payment;
 
 import io.orderflow.common.Reply;
+import io.orderflow.payment.spi.NotificationRequest;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.Consumes;

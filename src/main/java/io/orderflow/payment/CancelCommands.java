@@ -1,6 +1,9 @@
 package io.orderflow.payment;
 
 import io.orderflow.common.Times;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.PaymentProvider;
+import io.orderflow.payment.spi.ProviderOutcome;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;

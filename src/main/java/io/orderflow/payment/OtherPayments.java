@@ -6,6 +6,8 @@ import io.orderflow.order.TransitionResult;
 import io.orderflow.order.domain.AmountMismatchException;
 import io.orderflow.order.domain.Order;
 import io.orderflow.order.domain.OrderEvent;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.PaymentProvider;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.UUID;

@@ -1,5 +1,7 @@
 package io.orderflow.payment;
 
+import io.orderflow.payment.spi.PaymentProvider;
+import io.orderflow.payment.spi.ProviderOutcome;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,6 +1,7 @@
 package io.orderflow.payment;
 
 import io.orderflow.order.domain.OrderEvent;
+import io.orderflow.payment.spi.Notification;
 
 /**
  * What a notification asks of its order: the event, the capture it names, and what the provider says was paid

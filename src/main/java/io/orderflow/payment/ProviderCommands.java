@@ -3,6 +3,7 @@ package io.orderflow.payment;
 import io.orderflow.common.Db;
 import io.orderflow.common.Resend;
 import io.orderflow.common.SameStatementWrite;
+import io.orderflow.payment.spi.RefundRequest;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;

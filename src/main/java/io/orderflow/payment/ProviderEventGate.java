@@ -9,6 +9,8 @@ import io.orderflow.idempotency.KeyClaim;
 import io.orderflow.idempotency.KeyedRequest;
 import io.orderflow.idempotency.Tier;
 import io.orderflow.order.OrderService;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.PaymentProvider;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;

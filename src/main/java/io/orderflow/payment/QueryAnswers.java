@@ -1,5 +1,10 @@
 package io.orderflow.payment;
 
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.PaymentState;
+import io.orderflow.payment.spi.ProviderOutcome;
+import io.orderflow.payment.spi.RefundState;
+
 /**
  * What a provider's answer to the janitor's question means, as the notification the provider would have sent: so
  * that it is applied through the callbacks' own path and dedup. Null where it settles nothing.

@@ -4,6 +4,8 @@ import io.orderflow.common.Reply;
 import io.orderflow.common.Times;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.domain.OrderNotFoundException;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.PaymentProvider;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.UUID;

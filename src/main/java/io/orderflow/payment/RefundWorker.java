@@ -2,6 +2,10 @@ package io.orderflow.payment;
 
 import io.orderflow.common.Lifecycle;
 import io.orderflow.common.Times;
+import io.orderflow.payment.spi.PaymentProvider;
+import io.orderflow.payment.spi.ProviderOutcome;
+import io.orderflow.payment.spi.RefundRequest;
+import io.orderflow.payment.spi.RefundState;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;

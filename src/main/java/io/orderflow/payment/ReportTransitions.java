@@ -11,6 +11,8 @@ import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.IllegalTransitionException;
 import io.orderflow.order.domain.NotConcernedException;
 import io.orderflow.order.domain.OrderNotFoundException;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.PaymentProvider;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 

@@ -1,13 +1,14 @@
 /**
  * Payments: providers behind one interface, and a core that decides what their events mean for an order.
  *
- * <p><b>The SPI.</b> {@link io.orderflow.payment.PaymentProvider} is the one interface the core speaks (Kill Bill's
- * payment plugin API, cut to what orderflow needs): verify and parse a notification into a provider-neutral
- * {@link io.orderflow.payment.Notification}, answer in the provider's own ack format, create, resume, query and
+ * <p><b>The SPI</b>, in {@code spi}: what an adapter implements and returns, and all it may use of payment
+ * (LayerRulesTest). {@link io.orderflow.payment.spi.PaymentProvider} is the one interface the core speaks (Kill
+ * Bill's payment plugin API, cut to what orderflow needs): verify and parse a notification into a provider-neutral
+ * {@link io.orderflow.payment.spi.Notification}, answer in the provider's own ack format, create, resume, query and
  * cancel a payment, create and query a refund. Outbound calls never fail; every outcome, a timeout included, is a
- * {@link io.orderflow.payment.ProviderOutcome} whose status says what the core may do next
- * ({@link io.orderflow.payment.ProviderCalls} runs each call behind a timeout, retries of transient failures and a
- * circuit breaker).
+ * {@link io.orderflow.payment.spi.ProviderOutcome} whose status says what the core may do next
+ * ({@link io.orderflow.payment.spi.ProviderCalls} runs each call behind a timeout, retries of transient failures and
+ * a circuit breaker).
  *
  * <p><b>Adapters translate.</b> One package per provider ({@code mockpay}, {@code stripe}, {@code wechatpay}), each
  * a {@code PaymentProvider} bean with its own config; {@link io.orderflow.payment.PaymentProviders} offers those whose

@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 /**
  * A provider call failed for a reason that says nothing about the request (no connection, a 5xx, rate limiting):

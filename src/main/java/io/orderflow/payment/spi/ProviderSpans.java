@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -20,9 +20,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class ProviderSpans {
 
-    static final AttributeKey<String> PROVIDER = AttributeKey.stringKey("payment.provider");
-    static final AttributeKey<String> OPERATION = AttributeKey.stringKey("payment.operation");
-    static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("payment.outcome");
+    public static final AttributeKey<String> PROVIDER = AttributeKey.stringKey("payment.provider");
+    public static final AttributeKey<String> OPERATION = AttributeKey.stringKey("payment.operation");
+    public static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("payment.outcome");
 
     /** Null while tracing is off. */
     private final Tracer tracer;

@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 /**
  * A payment as its provider reports it on a query. {@code transactionId}, {@code amount} and {@code currency} are

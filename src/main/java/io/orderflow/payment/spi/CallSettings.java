@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 import io.smallrye.config.WithDefault;
 import java.time.Duration;

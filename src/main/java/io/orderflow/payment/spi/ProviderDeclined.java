@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 /**
  * The provider answered the call with a final no (bad request, declined, not found, wrong credentials): retrying

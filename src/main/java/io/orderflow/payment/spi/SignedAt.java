@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 import io.orderflow.common.problem.ProblemType;
 import java.time.Duration;

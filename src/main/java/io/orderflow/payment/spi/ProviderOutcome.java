@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 /**
  * What a provider call came to, in Kill Bill's terms, so the core knows what it may do next without knowing the

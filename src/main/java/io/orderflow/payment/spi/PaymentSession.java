@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 /**
  * A payment created at the provider: its reference (Stripe PaymentIntent id, WeChat Pay {@code out_trade_no}) and

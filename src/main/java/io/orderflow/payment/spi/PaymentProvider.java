@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 import io.orderflow.common.Reply;
 import io.orderflow.common.problem.Problem;

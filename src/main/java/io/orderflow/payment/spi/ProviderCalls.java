@@ -1,4 +1,4 @@
-package io.orderflow.payment;
+package io.orderflow.payment.spi;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.problem.ProblemMapper;
@@ -86,7 +86,7 @@ public class ProviderCalls {
                 .invoke(outcome -> observe(provider, operation, outcome));
     }
 
-    static <T> ProviderOutcome<T> outcomeOf(Throwable failure) {
+    public static <T> ProviderOutcome<T> outcomeOf(Throwable failure) {
         Throwable cause = ProblemMapper.unwrap(failure);
         if (cause instanceof ProviderDeclined declined) {
             return ProviderOutcome.of(ProviderOutcome.Status.ERROR, declined.code(), declined.getMessage());
