@@ -1,6 +1,8 @@
 package io.orderflow.payment;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.payment.anomalies.PaymentAnomaly;
+import io.orderflow.payment.reconcile.QueryAnswers;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;

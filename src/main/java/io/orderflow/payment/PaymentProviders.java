@@ -1,5 +1,6 @@
 package io.orderflow.payment;
 
+import io.orderflow.payment.spi.PaymentProvider;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;

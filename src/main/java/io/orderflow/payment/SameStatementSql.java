@@ -6,13 +6,13 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** Builds the payment module's {@link SameStatementWrite}s: SQL that names the moved rows with {@code %s}. */
-final class SameStatementSql {
+public final class SameStatementSql {
 
     private SameStatementSql() {
     }
 
     /** A write whose SQL names the moved rows with {@code %s}; parameters as name, value pairs. */
-    static SameStatementWrite of(String sql, Object... pairs) {
+    public static SameStatementWrite of(String sql, Object... pairs) {
         return withParameters(sql, Map.of(), pairs);
     }
 
@@ -20,7 +20,7 @@ final class SameStatementSql {
      * {@code write} (a refund's event, say) reading its rows from {@code relation}, SQL that names the moved rows with
      * {@code %s}; the relation's parameters as name, value pairs.
      */
-    static SameStatementWrite reading(SameStatementWrite write, String relation, Object... pairs) {
+    public static SameStatementWrite reading(SameStatementWrite write, String relation, Object... pairs) {
         return withParameters(write.sql(relation), write.parameters(), pairs);
     }
 

@@ -1,12 +1,16 @@
 package io.orderflow.architecture;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.CompositeArchRule;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.TransitionParticipant;
 
@@ -54,6 +58,20 @@ class LayerRulesTest {
             .because("a webhook carries an event as the outbox holds it; what it says is the events feature's");
 
     @ArchTest
+    static final ArchRule aPaymentAdapterShouldUseNothingOfPaymentButTheSpi = CompositeArchRule
+            .of(adapterUsingOnlyTheSpi("stripe")).and(adapterUsingOnlyTheSpi("wechatpay"))
+            .and(adapterUsingOnlyTheSpi("mockpay"))
+            .because("an adapter only translates its provider through the SPI: it never decides, so it needs nothing"
+                    + " of the core, nor of another adapter");
+
+    @ArchTest
+    static final ArchRule thePaymentSpiShouldUseNoOtherPaymentPackage = noClasses()
+            .that().resideInAPackage("io.orderflow.payment.spi..")
+            .should().dependOnClassesThat(resideInAPackage("io.orderflow.payment..")
+                    .and(DescribedPredicate.not(resideInAPackage("io.orderflow.payment.spi.."))))
+            .because("the SPI is what an adapter sees of payments: it stands alone, beneath the core that uses it");
+
+    @ArchTest
     static final ArchRule commonShouldUseNoFeature = noClasses()
             .that().resideInAPackage("io.orderflow.common..")
             .should().dependOnClassesThat().resideInAnyPackage(
@@ -67,4 +85,12 @@ class LayerRulesTest {
             .should().transitivelyDependOnClassesThat().belongToAnyOf(OrderService.class)
             .because("OrderService calls every participant: one that reached back to it would be a bean cycle;"
                     + " participants read orders through OrderLookup");
+
+    /** The adapter in {@code io.orderflow.payment.<adapter>} uses of payment only the SPI and its own package. */
+    private static ArchRule adapterUsingOnlyTheSpi(String adapter) {
+        String own = "io.orderflow.payment." + adapter + "..";
+        return noClasses().that().resideInAPackage(own)
+                .should().dependOnClassesThat(resideInAPackage("io.orderflow.payment..")
+                        .and(DescribedPredicate.not(resideInAnyPackage("io.orderflow.payment.spi..", own))));
+    }
 }

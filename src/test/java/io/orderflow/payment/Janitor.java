@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.*;
 import static io.orderflow.support.OrderMother.*;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import io.orderflow.payment.reconcile.Reconciler;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.quarkus.vertx.VertxContextSupport;
 import java.util.List;

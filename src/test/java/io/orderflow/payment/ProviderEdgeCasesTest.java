@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import com.github.tomakehurst.wiremock.client.WireMock;
+import io.orderflow.payment.callbacks.Acknowledgements;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;

@@ -6,6 +6,7 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.orderflow.payment.callbacks.Acknowledgements;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.orderflow.payment.reconcile.Reconciler;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;

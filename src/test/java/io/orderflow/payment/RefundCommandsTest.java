@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import io.orderflow.payment.commands.ProviderCommands;
+import io.orderflow.payment.commands.RefundWorker;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;

@@ -4,6 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.orderflow.payment.commands.RefundWorker;
+import io.orderflow.payment.spi.PaymentProvider;
+import io.orderflow.payment.spi.ProviderCalls;
+import io.orderflow.payment.spi.ProviderOutcome;
+import io.orderflow.payment.spi.ProviderUnavailable;
+import io.orderflow.payment.spi.RefundRequest;
+import io.orderflow.payment.spi.RefundState;
 import io.smallrye.mutiny.Uni;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;

@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.payment.commands.RefundWorker;
+import io.orderflow.payment.reconcile.Reconciler;
+import io.orderflow.payment.refunds.RefundOutcomes;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;

@@ -1,6 +1,7 @@
 package io.orderflow.payment;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import io.orderflow.payment.spi.ProviderOutcome;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.orderflow.common.problem.ProblemType;
+import io.orderflow.payment.spi.NotificationRejected;
+import io.orderflow.payment.spi.SignedAt;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -17,6 +17,7 @@ import io.opentelemetry.api.trace.SpanId;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.orderflow.payment.spi.ProviderSpans;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.support.Await;

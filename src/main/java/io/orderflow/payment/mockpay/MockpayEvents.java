@@ -2,9 +2,9 @@ package io.orderflow.payment.mockpay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.common.Ids;
-import io.orderflow.payment.Notification;
-import io.orderflow.payment.NotificationRequest;
-import io.orderflow.payment.ProviderJson;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.NotificationRequest;
+import io.orderflow.payment.spi.ProviderJson;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -1,8 +1,8 @@
 package io.orderflow.payment.mockpay;
 
 import io.orderflow.common.problem.ProblemType;
-import io.orderflow.payment.NotificationRejected;
-import io.orderflow.payment.SignedAt;
+import io.orderflow.payment.spi.NotificationRejected;
+import io.orderflow.payment.spi.SignedAt;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;

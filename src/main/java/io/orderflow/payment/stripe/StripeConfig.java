@@ -1,6 +1,6 @@
 package io.orderflow.payment.stripe;
 
-import io.orderflow.payment.CallSettings;
+import io.orderflow.payment.spi.CallSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.net.URI;

@@ -2,10 +2,10 @@ package io.orderflow.payment.stripe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.common.Ids;
-import io.orderflow.payment.PaymentState;
-import io.orderflow.payment.ProviderJson;
-import io.orderflow.payment.ProviderOutcome;
-import io.orderflow.payment.RefundState;
+import io.orderflow.payment.spi.PaymentState;
+import io.orderflow.payment.spi.ProviderJson;
+import io.orderflow.payment.spi.ProviderOutcome;
+import io.orderflow.payment.spi.RefundState;
 import java.util.UUID;
 
 /**

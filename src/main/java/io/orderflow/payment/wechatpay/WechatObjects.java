@@ -1,11 +1,11 @@
 package io.orderflow.payment.wechatpay;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.orderflow.payment.Notification;
-import io.orderflow.payment.PaymentState;
-import io.orderflow.payment.ProviderJson;
-import io.orderflow.payment.ProviderOutcome;
-import io.orderflow.payment.RefundState;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.PaymentState;
+import io.orderflow.payment.spi.ProviderJson;
+import io.orderflow.payment.spi.ProviderOutcome;
+import io.orderflow.payment.spi.RefundState;
 import java.util.UUID;
 
 /**

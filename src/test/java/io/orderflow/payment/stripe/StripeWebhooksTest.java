@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.common.problem.ProblemType;
-import io.orderflow.payment.Notification;
-import io.orderflow.payment.NotificationRejected;
-import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.NotificationRejected;
+import io.orderflow.payment.spi.NotificationRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.wechat.pay.java.core.util.PemUtil;
 import io.orderflow.common.problem.ProblemType;
-import io.orderflow.payment.Notification;
-import io.orderflow.payment.NotificationRejected;
-import io.orderflow.payment.NotificationRequest;
+import io.orderflow.payment.spi.Notification;
+import io.orderflow.payment.spi.NotificationRejected;
+import io.orderflow.payment.spi.NotificationRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

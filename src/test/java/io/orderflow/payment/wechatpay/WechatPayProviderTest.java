@@ -11,14 +11,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
-import io.orderflow.payment.PaymentRequest;
 import io.orderflow.payment.PaymentSandbox;
 import io.orderflow.payment.SandboxedProviderTest;
-import io.orderflow.payment.PaymentSession;
-import io.orderflow.payment.ProviderOutcome;
-import io.orderflow.payment.ProviderOutcome.Status;
-import io.orderflow.payment.RefundRequest;
-import io.orderflow.payment.RefundState;
+import io.orderflow.payment.spi.PaymentRequest;
+import io.orderflow.payment.spi.PaymentSession;
+import io.orderflow.payment.spi.PaymentState;
+import io.orderflow.payment.spi.ProviderOutcome;
+import io.orderflow.payment.spi.ProviderOutcome.Status;
+import io.orderflow.payment.spi.RefundRequest;
+import io.orderflow.payment.spi.RefundState;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -127,9 +128,9 @@ class WechatPayProviderTest extends SandboxedProviderTest {
     @Test
     void shouldReadATransactionByOutTradeNoStrictly() {
         stubTransaction("paid1", transaction("paid1", "4200000001", "SUCCESS", "2500"));
-        ProviderOutcome<io.orderflow.payment.PaymentState> paid = await(wechat.queryPayment("paid1"));
+        ProviderOutcome<PaymentState> paid = await(wechat.queryPayment("paid1"));
         assertEquals(Status.PROCESSED, paid.status());
-        assertEquals(new io.orderflow.payment.PaymentState("paid1", "4200000001", 2500L, "CNY", null), paid.value());
+        assertEquals(new PaymentState("paid1", "4200000001", 2500L, "CNY", null), paid.value());
         assertSignedByMerchant(server.findAll(getRequestedFor(urlPathEqualTo(
                 "/v3/pay/transactions/out-trade-no/paid1"))).get(0));
         stubTransaction("paid2", transaction("paid2", "4200000002", "SUCCESS", "\"2500\""));

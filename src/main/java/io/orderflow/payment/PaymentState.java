@@ -1,8 +1,0 @@
-package io.orderflow.payment;
-
-/**
- * A payment as its provider reports it on a query. {@code transactionId}, {@code amount} and {@code currency} are
- * set once it is captured (PROCESSED); {@code reason} says why it failed (ERROR).
- */
-public record PaymentState(String reference, String transactionId, Long amount, String currency, String reason) {
-}

@@ -1,0 +1,173 @@
+package io.orderflow.payment.refunds;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.orderflow.common.Db;
+import io.orderflow.common.Resend;
+import io.orderflow.common.SameStatementWrite;
+import io.orderflow.common.json.PgTimestamps;
+import io.orderflow.events.RefundEvents;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Refunds in PostgreSQL ({@code refunds}, {@link RefundEntity}). A refund is recorded by the statement that decides
+ * it fits: it raises its capture's {@code refund_held} (PENDING plus SUCCEEDED refunds) only where what is left still
+ * covers it — concurrent refunds of one capture wait on the capture's row and each re-reads the sum — and writes the
+ * refund and its provider command (same id) from that update's row, so a refund that does not fit writes nothing.
+ */
+@ApplicationScoped
+public class Refunds {
+
+    /** The order states whose capture may be refunded (REFUND_PENDING: what a failed refund left owed). */
+    private static final String REFUNDABLE = "('PAID', 'SHIPPED', 'DELIVERED', 'REFUND_PENDING')";
+
+    private static final String ISSUE = "with held as (update payment_captures k set refund_held = k.refund_held"
+            + " + :amount from orders o where o.id = :order and o.status in " + REFUNDABLE + " and k.order_id = o.id"
+            + " and k.provider = o.payment_provider and k.txn_id = o.payment_txn_id"
+            + " and k.amount - k.refund_held >= :amount returning k.*),"
+            + " refund as (insert into refunds (id, order_id, provider, capture_txn_id, amount, currency, reason,"
+            + " issued_by, status, created_at, updated_at) select :id, h.order_id, h.provider, h.txn_id, :amount,"
+            + " h.currency, :reason, :by, 'PENDING', cast(:now as timestamptz), cast(:now as timestamptz)"
+            + " from held h returning *),"
+            + " command as (insert into provider_commands (id, kind, order_id, provider, payment_reference,"
+            + " capture_txn_id, amount, currency, state, tries, next_at, created_at, updated_at) select f.id,"
+            + " 'REFUND', f.order_id, f.provider, a.reference, f.capture_txn_id, f.amount, f.currency, 'PENDING', 0,"
+            + " cast(:now as timestamptz), cast(:now as timestamptz), cast(:now as timestamptz) from refund f"
+            + " join held h on true left join payment_attempts a on a.id = h.attempt_id)";
+
+    /** What the statements' event writes ({@link RefundEvents}) read: the refund recorded, the refunds settled. */
+    private static final String ISSUED_ROWS = "refund";
+    private static final String SETTLED_ROWS = "settled";
+
+    /**
+     * A refund's answer from its provider, once: PENDING to SUCCEEDED (the order's refunded amount grows) or FAILED
+     * (its amount is released from the capture: owed again). Returns the refund, or nothing when it was not PENDING.
+     */
+    private static final String SETTLE = "with settled as (update refunds set status = :status,"
+            + " provider_refund_id = coalesce(provider_refund_id, cast(:provider_refund as text)),"
+            + " failure_reason = cast(:reason as text), updated_at = cast(:now as timestamptz)"
+            + " where id = :id and status = 'PENDING' returning *),"
+            + " released as (update payment_captures k set refund_held = k.refund_held - s.amount from settled s"
+            + " where s.status = 'FAILED' and k.provider = s.provider and k.txn_id = s.capture_txn_id),"
+            + " counted as (update orders o set refunded_amount = o.refunded_amount + s.amount from settled s"
+            + " where s.status = 'SUCCEEDED' and o.id = s.order_id and o.status <> 'REFUNDED')";
+
+    /** What is asked: {@code amount} of the order's capture back, for {@code reason}, by {@code issuedBy}. */
+    public record Issue(UUID id, UUID orderId, long amount, String reason, String issuedBy, Instant at) {
+    }
+
+    private final Db db;
+    private final ObjectReader rows;
+    private final SameStatementWrite event;
+    private final String issueSql;
+    private final String settleSql;
+
+    public Refunds(Db db, ObjectMapper json, RefundEvents events) {
+        this.db = db;
+        this.rows = PgTimestamps.rowReader(json, RefundEntity.class);
+        // the refund's event is one more CTE of the statement that changes it: it exists exactly when the change does
+        this.event = events.written();
+        this.issueSql = ISSUE + ", issued_event as (" + event.sql(ISSUED_ROWS) + ")";
+        this.settleSql = SETTLE + ", settled_event as (" + event.sql(SETTLED_ROWS) + ") select * from "
+                + SETTLED_ROWS;
+    }
+
+    /**
+     * Records the refund and its provider command when it fits what is left of the order's capture, with
+     * {@code record} (the request's idempotency record, reading rows shaped {@code (id: order, refund: row)}) in the
+     * same statement; empty when it does not fit or the order holds no refundable capture.
+     */
+    public Uni<List<RefundView>> issue(Issue issue, SameStatementWrite record) {
+        String recorded = record == null ? ""
+                : ", recorded as (" + record.sql("(select f.order_id as id, to_jsonb(f) as refund from refund f)")
+                        + ")";
+        return db.run(session -> {
+            var query = session.createNativeQuery(issueSql + recorded + " select * from " + ISSUED_ROWS,
+                    RefundEntity.class)
+                    .setParameter("amount", issue.amount()).setParameter("order", issue.orderId())
+                    .setParameter("id", issue.id()).setParameter("reason", issue.reason())
+                    .setParameter("by", issue.issuedBy()).setParameter("now", issue.at());
+            if (record != null) {
+                record.parameters().forEach(query::setParameter);
+            }
+            event.parameters().forEach(query::setParameter);
+            return query.getResultList();
+        }).map(found -> found.stream().map(RefundEntity::toView).toList());
+    }
+
+    /** The refund an idempotency record kept (the JSON its statement wrote: {@code {id, refund}}). */
+    public RefundView recorded(String rowJson) {
+        try {
+            return ((RefundEntity) rows.readValue(rows.readTree(rowJson).get("refund"))).toView();
+        } catch (IOException e) {
+            throw new UncheckedIOException("a refund record that is not the table's JSON", e);
+        }
+    }
+
+    public Uni<RefundView> find(UUID id) {
+        return db.run(Resend.READ, session -> session.get(RefundEntity.class, id))
+                .map(found -> found == null ? null : found.toView());
+    }
+
+    public Uni<List<RefundView>> ofOrder(UUID orderId) {
+        return db.run(Resend.READ, session -> session.createNamedQuery(RefundEntity.OF_ORDER, RefundEntity.class)
+                .setParameter("order", orderId).getResultList())
+                .map(found -> found.stream().map(RefundEntity::toView).toList());
+    }
+
+    /** Keyset-paged by id, across orders, of one status or all. */
+    public Uni<List<RefundView>> page(RefundView.Status status, UUID after, int limit) {
+        UUID from = after == null ? new UUID(0, 0) : after; // PostgreSQL orders uuids by their bytes
+        return db.run(Resend.READ, session -> (status == null
+                ? session.createNamedQuery(RefundEntity.PAGE, RefundEntity.class)
+                : session.createNamedQuery(RefundEntity.PAGE_BY_STATUS, RefundEntity.class)
+                        .setParameter("status", status.name()))
+                .setParameter("after", from).setMaxResults(limit).getResultList())
+                .map(found -> found.stream().map(RefundEntity::toView).toList());
+    }
+
+    /**
+     * The provider's answer about refund {@code id}, applied once (only a PENDING refund settles); null when the
+     * refund is unknown or was settled before.
+     */
+    public Uni<RefundView> settle(UUID id, RefundView.Status status, String providerRefundId, String reason,
+            Instant at) {
+        return db.run(session -> {
+            var query = session.createNativeQuery(settleSql, RefundEntity.class).setParameter("id", id)
+                    .setParameter("status", status.name()).setParameter("provider_refund", providerRefundId)
+                    .setParameter("reason", reason).setParameter("now", at);
+            event.parameters().forEach(query::setParameter);
+            return query.getResultList();
+        }).map(found -> found.isEmpty() ? null : found.get(0).toView());
+    }
+
+    /** What is left to refund of the order's capture, or null when the order holds no refundable capture. */
+    public Uni<Long> leftToRefund(UUID orderId) {
+        return db.run(Resend.READ, session -> session.createNativeQuery("select k.amount - k.refund_held"
+                        + " from orders o join payment_captures k on k.order_id = o.id and k.provider = o.payment_provider"
+                        + " and k.txn_id = o.payment_txn_id where o.id = :order and o.status in " + REFUNDABLE,
+                        Long.class).setParameter("order", orderId).getResultList())
+                .map(found -> found.isEmpty() ? null : found.get(0));
+    }
+
+    /** The order whose refunds give back capture {@code captureTxnId}, or null when no refund of ours does. */
+    public Uni<UUID> orderRefunding(String provider, String captureTxnId) {
+        return db.run(Resend.READ, session -> session.createNativeQuery("select order_id from refunds"
+                        + " where provider = :provider and capture_txn_id = :txn limit 1", UUID.class)
+                .setParameter("provider", provider).setParameter("txn", captureTxnId).getResultList())
+                .map(found -> found.isEmpty() ? null : found.get(0));
+    }
+
+    /** The refund of ours that the provider knows as {@code providerRefundId}, or null. */
+    public Uni<RefundView> findByProviderRefund(String provider, String providerRefundId) {
+        return db.run(Resend.READ, session -> session.createNamedQuery(RefundEntity.BY_PROVIDER_REFUND,
+                RefundEntity.class).setParameter("provider", provider).setParameter("refund", providerRefundId)
+                .getResultList()).map(found -> found.isEmpty() ? null : found.get(0).toView());
+    }
+}
