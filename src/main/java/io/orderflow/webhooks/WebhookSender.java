@@ -1,5 +1,9 @@
 package io.orderflow.webhooks;
 
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.orderflow.common.Spans;
 import io.orderflow.events.EventsConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
@@ -11,6 +15,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
+import io.vertx.core.tracing.TracingPolicy;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.ConnectException;
@@ -27,6 +32,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * on the receiver). It never follows a redirect, gives up after {@link EventsConfig.Webhooks#timeout()} from the
  * lookup to the last byte, and reads at most {@link EventsConfig.Webhooks#maxResponseBytes()} of the answer (only the
  * status decides). It never fails: every failure is an {@link WebhookDeliveries.Outcome} with an error.
+ * <p>
+ * Each attempt is one CLIENT span {@value #SPAN}, from the lookup to the answer, with the endpoint, the event, the
+ * attempt number and the answer's status code; one other than 2xx, or an error (timeout, refused connection, refused
+ * target), marks it failed. It is a root span (the worker runs outside any request; an operator's retry hangs under
+ * the request's span). The Vert.x client's own span of the request is turned off: it would be a second CLIENT span
+ * of the same request, naming neither the endpoint nor the event, in a trace of its own (the attempt's span is never
+ * made current: a round's attempts share one Vert.x context).
  */
 @ApplicationScoped
 public class WebhookSender {
@@ -34,24 +46,32 @@ public class WebhookSender {
     static final String CONTENT_TYPE = "application/cloudevents+json";
     static final String USER_AGENT = "orderflow-webhooks/1";
     static final int MAX_ERROR = 300;
+    static final String SPAN = "webhook deliver";
+    static final AttributeKey<String> ENDPOINT_ID = AttributeKey.stringKey("webhook.endpoint_id");
+    static final AttributeKey<String> EVENT_ID = AttributeKey.stringKey("cloudevents.event_id");
+    static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("webhook.attempt");
+    static final AttributeKey<Long> STATUS_CODE = AttributeKey.longKey("http.response.status_code");
 
     private final WebhookTargets targets;
     private final Vertx vertx;
     private final Clock clock;
+    private final Spans spans;
     private final long timeoutMillis;
     private final int maxResponseBytes;
     private final HttpClient client;
 
-    public WebhookSender(WebhookTargets targets, Vertx vertx, Clock clock, EventsConfig config) {
+    public WebhookSender(WebhookTargets targets, Vertx vertx, Clock clock, Spans spans, EventsConfig config) {
         this.targets = targets;
         this.vertx = vertx;
         this.clock = clock;
+        this.spans = spans;
         this.timeoutMillis = config.webhooks().timeout().toMillis();
         this.maxResponseBytes = config.webhooks().maxResponseBytes();
         // SNI and certificate checks name the URL's host while the connection goes to the address checked
         this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) timeoutMillis)
                 .setKeepAlive(true).setForceSni(true).setVerifyHost(true).setDecompressionSupported(false)
-                .setMaxRedirects(0), new PoolOptions().setHttp1MaxSize(20).setMaxWaitQueueSize(1000));
+                .setMaxRedirects(0).setTracingPolicy(TracingPolicy.IGNORE),
+                new PoolOptions().setHttp1MaxSize(20).setMaxWaitQueueSize(1000));
     }
 
     @PreDestroy
@@ -59,13 +79,25 @@ public class WebhookSender {
         client.close();
     }
 
-    Uni<WebhookDeliveries.Outcome> send(String url, String messageId, String body, List<String> secrets) {
+    Uni<WebhookDeliveries.Outcome> send(WebhookDeliveries.Due due) {
         long started = System.nanoTime();
-        return lookUp(url).chain(target -> post(target, messageId, body, secrets))
+        String messageId = due.eventId().toString();
+        Uni<Integer> exchange = lookUp(due.url()).chain(target -> post(target, messageId, due.body(), due.secrets()))
+                .ifNoItem().after(Duration.ofMillis(timeoutMillis)).failWith(TimeoutException::new);
+        return spans.traced(SPAN, span -> span.setSpanKind(SpanKind.CLIENT)
+                .setAttribute(ENDPOINT_ID, due.endpointId().toString()).setAttribute(EVENT_ID, messageId)
+                .setAttribute(ATTEMPT, (long) due.attempt()), exchange, WebhookSender::answered)
                 .map(status -> new WebhookDeliveries.Outcome(status, null, elapsed(started)))
-                .ifNoItem().after(Duration.ofMillis(timeoutMillis)).failWith(TimeoutException::new)
                 .onFailure().recoverWithItem(failure -> new WebhookDeliveries.Outcome(null, describe(failure),
                         elapsed(started)));
+    }
+
+    /** The answer on the attempt's span; one other than 2xx fails it, as it fails the attempt. */
+    private static void answered(Span span, Integer status) {
+        span.setAttribute(STATUS_CODE, (long) status);
+        if (status / 100 != 2) {
+            Spans.failed(span, status.toString());
+        }
     }
 
     /**

@@ -91,7 +91,7 @@ public class WebhookWorker {
     }
 
     private Uni<WebhookDeliveries.Attempt> attempt(WebhookDeliveries.Due due, boolean manual) {
-        return sender.send(due.url(), due.eventId().toString(), due.body(), due.secrets()).chain(outcome -> {
+        return sender.send(due).chain(outcome -> {
             metrics.attempted(outcome);
             Instant now = times.now();
             Instant retryAt = now.plus(retries.after(due.attempt()));

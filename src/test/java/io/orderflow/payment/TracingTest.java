@@ -22,16 +22,14 @@ import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.support.Await;
 import io.orderflow.support.CapturedLog;
-import io.orderflow.support.InMemorySpans;
+import io.orderflow.support.Traced;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -48,23 +46,9 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(TracingTest.Traced.class)
+@TestProfile(Traced.class)
 @WithTestResource(PaymentSandbox.class)
 class TracingTest extends SandboxedProviderTest {
-
-    public static class Traced implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            // spans are exported in batches, every 5 s by default: sooner here, so the test waits little for them
-            return Map.of("quarkus.otel.sdk.disabled", "false", "quarkus.otel.bsp.schedule.delay", "50ms",
-                    "quarkus.log.category.\"io.orderflow.transitions\".level", "INFO");
-        }
-
-        @Override
-        public Set<Class<?>> getEnabledAlternatives() {
-            return Set.of(InMemorySpans.class);
-        }
-    }
 
     /**
      * "redis" on a Redis command's span. A SQL statement's carries the database's name instead of "postgresql":
