@@ -21,7 +21,7 @@ import org.hibernate.reactive.mutiny.Mutiny;
  * <p>Load shedding: at most {@link DbConfig#maxPending()} units wait at once; beyond that a request fails at once
  * with 503 and Retry-After ({@code orderflow_db_shed_total}). Every unit has a timeout. A statement that timed out
  * may still have committed: that is safe, because its retry is answered by the idempotency layers. A unit whose
- * connection broke is sent again by {@link ResendPolicy} when its {@link Resend} kind makes that safe.
+ * connection broke is sent again by {@link ResendPolicy} when its {@link ResendSafety} kind makes that safe.
  */
 // @Startup: its metrics exist from startup, at zero, for the alerts (k8s/monitoring)
 @Startup
@@ -50,10 +50,10 @@ public class Db {
 
     /**
      * Runs {@code work} in a stateless session of its own (no persistence context, autocommit); after a broken
-     * connection it is sent again only if it cannot have done anything ({@link Resend#WHEN_NOTHING_DONE}).
+     * connection it is sent again only if it cannot have done anything ({@link ResendSafety#WHEN_NOTHING_DONE}).
      */
     public <T> Uni<T> run(Function<Mutiny.StatelessSession, Uni<T>> work) {
-        return run(Resend.WHEN_NOTHING_DONE, work);
+        return run(ResendSafety.WHEN_NOTHING_DONE, work);
     }
 
     /**
@@ -74,7 +74,7 @@ public class Db {
     }
 
     /** As {@link #run(Function)}, re-sent after a broken connection as {@code resend} allows. */
-    public <T> Uni<T> run(Resend resend, Function<Mutiny.StatelessSession, Uni<T>> work) {
+    public <T> Uni<T> run(ResendSafety resend, Function<Mutiny.StatelessSession, Uni<T>> work) {
         return Uni.createFrom().deferred(() -> {
             if (pending.incrementAndGet() > config.maxPending()) {
                 pending.decrementAndGet();

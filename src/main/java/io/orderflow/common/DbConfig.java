@@ -17,8 +17,8 @@ public interface DbConfig {
     Duration statementTimeout();
 
     /**
-     * How long a statement whose connection broke is sent again (when that is safe, see {@link Resend}) before the
-     * request fails with 503: a planned switchover must fit in it.
+     * How long a statement whose connection broke is sent again (when that is safe, see {@link ResendSafety}) before
+     * the request fails with 503: a planned switchover must fit in it.
      */
     @WithDefault("10s")
     Duration resendWithin();

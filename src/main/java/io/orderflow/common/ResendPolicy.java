@@ -21,7 +21,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Sends a unit of database work again when its connection broke and {@link Resend} says that is safe, for up to
+ * Sends a unit of database work again when its connection broke and {@link ResendSafety} says that is safe, for up to
  * {@link DbConfig#resendWithin()} (a switchover takes a few seconds), with a short growing pause between copies. The
  * pool drops a broken connection by itself, so each copy gets a new one, through whatever now routes to the primary.
  * A timeout is never re-sent: the statement may still be running. Past the bound the last failure goes to the caller
@@ -42,11 +42,11 @@ public class ResendPolicy {
     }
 
     private final Duration within;
-    private final Map<Resend, Counter> resent = new EnumMap<>(Resend.class);
+    private final Map<ResendSafety, Counter> resent = new EnumMap<>(ResendSafety.class);
 
     public ResendPolicy(DbConfig config, MeterRegistry registry) {
         this.within = config.resendWithin();
-        for (Resend kind : Resend.values()) {
+        for (ResendSafety kind : ResendSafety.values()) {
             resent.put(kind, Counter.builder("orderflow.db.resent")
                     .description("Statements sent again after their connection broke, by why that was safe")
                     .tag("kind", kind.name().toLowerCase(Locale.ROOT)).register(registry));
@@ -54,19 +54,19 @@ public class ResendPolicy {
     }
 
     /** Runs {@code attempt}, and again while the failure allows it and the bound is not reached. */
-    public <T> Uni<T> send(Resend kind, Attempt<T> attempt) {
+    public <T> Uni<T> send(ResendSafety kind, Attempt<T> attempt) {
         long deadline = System.nanoTime() + within.toNanos();
         return copy(kind, attempt, deadline, 1, false, Vertx.currentContext());
     }
 
-    private <T> Uni<T> copy(Resend kind, Attempt<T> attempt, long deadline, int n, boolean earlierLost,
+    private <T> Uni<T> copy(ResendSafety kind, Attempt<T> attempt, long deadline, int n, boolean earlierLost,
             Context context) {
         AtomicBoolean reached = new AtomicBoolean();
         return Uni.createFrom().deferred(() -> attempt.send(() -> reached.set(true))).onFailure()
                 .recoverWithUni(failure -> {
                     Throwable cause = ProblemMapper.unwrap(failure);
-                    if (earlierLost && kind == Resend.KEYED && UNIQUE_VIOLATION.equals(DatabaseFailures.sqlState(cause))) {
-                        return Uni.createFrom().failure(new Resend.FirstCopyCommitted(cause));
+                    if (earlierLost && kind == ResendSafety.KEYED && UNIQUE_VIOLATION.equals(DatabaseFailures.sqlState(cause))) {
+                        return Uni.createFrom().failure(new ResendSafety.FirstCopyCommitted(cause));
                     }
                     Verdict verdict = verdict(kind, reached.get(), cause);
                     Duration pause = pause(n);
@@ -84,7 +84,7 @@ public class ResendPolicy {
     }
 
     /** What a failure allows for a unit of {@code kind} that did or did not get as far as a connection. */
-    static Verdict verdict(Resend kind, boolean reachedDatabase, Throwable failure) {
+    static Verdict verdict(ResendSafety kind, boolean reachedDatabase, Throwable failure) {
         if (READ_ONLY.equals(DatabaseFailures.sqlState(failure))) {
             return Verdict.RESEND_NOTHING_DONE;
         }
@@ -94,7 +94,7 @@ public class ResendPolicy {
         if (!reachedDatabase) {
             return Verdict.RESEND_NOTHING_DONE;
         }
-        return kind == Resend.WHEN_NOTHING_DONE ? Verdict.GIVE_UP : Verdict.RESEND_OUTCOME_UNKNOWN;
+        return kind == ResendSafety.WHEN_NOTHING_DONE ? Verdict.GIVE_UP : Verdict.RESEND_OUTCOME_UNKNOWN;
     }
 
     /** The connection broke or could not be made (a timeout is not: the statement may still run). */

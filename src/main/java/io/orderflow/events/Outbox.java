@@ -2,7 +2,7 @@ package io.orderflow.events;
 
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -81,7 +81,7 @@ public class Outbox {
 
     /** Up to {@code limit} published events after position {@code after}, in position order. */
     public Uni<List<Published>> after(long after, int limit) {
-        return db.run(Resend.READ, session -> session.<Object[]>createNativeQuery("select position,"
+        return db.run(ResendSafety.READ, session -> session.<Object[]>createNativeQuery("select position,"
                 + " cast(payload as text) from outbox where position > :after order by position limit :limit")
                 .setParameter("after", after).setParameter("limit", limit).getResultList())
                 .map(rows -> rows.stream()

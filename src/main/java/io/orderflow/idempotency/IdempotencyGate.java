@@ -1,7 +1,7 @@
 package io.orderflow.idempotency;
 
 import io.orderflow.common.Reply;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.orderflow.common.Times;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
@@ -25,8 +25,8 @@ public class IdempotencyGate {
 
     private static final Logger LOG = Logger.getLogger(IdempotencyGate.class);
 
-    private final RunningRequests running;
-    private final RedisShutter shutter;
+    private final InFlightRequests running;
+    private final RedisIdempotencyCache shutter;
     private final IdempotencyRepository repository;
     private final OneTimeTokens tokens;
     private final ProblemMapper problems;
@@ -34,7 +34,7 @@ public class IdempotencyGate {
     private final IdempotencyConfig config;
     private final Times times;
 
-    public IdempotencyGate(RunningRequests running, RedisShutter shutter, IdempotencyRepository repository,
+    public IdempotencyGate(InFlightRequests running, RedisIdempotencyCache shutter, IdempotencyRepository repository,
             OneTimeTokens tokens, ProblemMapper problems, IdempotencyMetrics metrics, IdempotencyConfig config,
             Times times) {
         this.running = running;
@@ -74,7 +74,7 @@ public class IdempotencyGate {
     private Uni<Reply> throughLayers(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action) {
         Duration check = config.redis().inFlightCheck();
         Duration rest = config.redis().inFlightWait().minus(check);
-        return shutter.claimOrAwait(claim, check).chain(peek -> peek.kind() == RedisShutter.Peek.Kind.IN_FLIGHT
+        return shutter.claimOrAwait(claim, check).chain(peek -> peek.kind() == RedisIdempotencyCache.Peek.Kind.IN_FLIGHT
                 && !peek.differsFrom(claim) && !rest.isNegative()
                         ? answeredOnDatabase(request, claim)
                                 .chain(answer -> answer != null ? Uni.createFrom().item(answer)
@@ -84,7 +84,7 @@ public class IdempotencyGate {
     }
 
     private Uni<Reply> decide(KeyedRequest request, KeyClaim claim, Function<KeyClaim, Uni<Reply>> action,
-            RedisShutter.Peek peek) {
+            RedisIdempotencyCache.Peek peek) {
         return switch (peek.kind()) {
             case DONE -> answerFromRedis(claim, peek);
             case IN_FLIGHT -> peek.differsFrom(claim) ? judgeOnDatabase(request, claim, action)
@@ -138,7 +138,7 @@ public class IdempotencyGate {
                 now.plus(request.tier().retention(config)), request.orderId());
     }
 
-    private Uni<Reply> answerFromRedis(KeyClaim claim, RedisShutter.Peek peek) {
+    private Uni<Reply> answerFromRedis(KeyClaim claim, RedisIdempotencyCache.Peek peek) {
         return Uni.createFrom().item(
                 () -> answerRepeat(claim, peek.fingerprint(), peek.reply(), IdempotencyMetrics.Layer.REDIS));
     }
@@ -225,6 +225,6 @@ public class IdempotencyGate {
     /** The key's record stands: a racer's, or this request's own first copy whose answer was lost. */
     private static boolean isDuplicateKeyFailure(Throwable failure) {
         Throwable cause = ProblemMapper.unwrap(failure);
-        return IdempotencyRepository.isDuplicateKey(cause) || cause instanceof Resend.FirstCopyCommitted;
+        return IdempotencyRepository.isDuplicateKey(cause) || cause instanceof ResendSafety.FirstCopyCommitted;
     }
 }

@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.DatabaseFailures;
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.orderflow.common.json.PgTimestamps;
 import io.orderflow.common.problem.ProblemMapper;
 import io.smallrye.mutiny.Uni;
@@ -74,7 +74,7 @@ public class IdempotencyRepository {
     }
 
     public Uni<DedupRecord> find(String scope, String key) {
-        return db.run(Resend.READ, session -> session.get(IdempotencyKey.class, new IdempotencyKey.Key(scope, key)))
+        return db.run(ResendSafety.READ, session -> session.get(IdempotencyKey.class, new IdempotencyKey.Key(scope, key)))
                 .map(row -> row == null ? null : DedupRecord.of(row));
     }
 
@@ -101,7 +101,7 @@ public class IdempotencyRepository {
 
     /** The store-or-find statement of one record: {@code inserted, winner}. */
     private Uni<Object[]> insertOrFindAlone(DedupRecord record) {
-        return db.run(Resend.KEYED, session -> session.createNativeQuery(INSERT_OR_FIND,
+        return db.run(ResendSafety.KEYED, session -> session.createNativeQuery(INSERT_OR_FIND,
                 session.getResultSetMapping(Object[].class, IdempotencyKey.INSERTED_OR_WINNER))
                 .setParameter("scope", record.scope()).setParameter("key", record.key())
                 .setParameter("tier", record.tier()).setParameter("state", record.state().name())
@@ -114,7 +114,7 @@ public class IdempotencyRepository {
     /** The store-or-find statement of two or more records with distinct keys: each one's row by its key. */
     private Uni<Map<Object, Object[]>> insertOrFindMany(String sql, List<DedupRecord> batch) {
         List<DedupRecord> sorted = batch.stream().sorted(BY_KEY).toList();
-        return db.run(Resend.KEYED, session -> session.createNativeQuery(sql,
+        return db.run(ResendSafety.KEYED, session -> session.createNativeQuery(sql,
                 session.getResultSetMapping(Object[].class, IdempotencyKey.BATCH_INSERTED_OR_WINNER))
                 .setParameter("scope", column(sorted, DedupRecord::scope))
                 .setParameter("key", column(sorted, DedupRecord::key))

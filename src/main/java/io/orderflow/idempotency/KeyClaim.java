@@ -19,14 +19,14 @@ public final class KeyClaim {
     private final String scope;
     private final String key;
     private final String fingerprint;
-    private final Tier tier;
+    private final RetentionTier tier;
     private final Instant createdAt;
     private final Instant expiresAt;
     private final UUID orderId;
     private boolean recorded;
     private volatile boolean answeredBefore;
 
-    KeyClaim(String scope, String key, String fingerprint, Tier tier, Instant createdAt, Instant expiresAt,
+    KeyClaim(String scope, String key, String fingerprint, RetentionTier tier, Instant createdAt, Instant expiresAt,
             UUID orderId) {
         this.scope = scope;
         this.key = key;

@@ -19,5 +19,5 @@ import java.util.function.Function;
  *        row, see {@link KeyClaim#sameStatementRecord}) into the answer, exactly as the first request rendered it
  */
 public record KeyedRequest(String key, boolean required, String caller, String operation, String target,
-        byte[] canonicalBody, Tier tier, UUID orderId, Function<String, Reply> renderResult) {
+        byte[] canonicalBody, RetentionTier tier, UUID orderId, Function<String, Reply> renderResult) {
 }

@@ -2,7 +2,7 @@ package io.orderflow.payment;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.payment.anomalies.PaymentAnomaly;
-import io.orderflow.payment.reconcile.QueryAnswers;
+import io.orderflow.payment.reconcile.ReconciliationAnswers;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -18,9 +18,9 @@ public class PaymentMetrics {
 
     /** Notifications that were not applied: a signature that failed, a refusal, a transient failure. */
     static final List<String> NOTIFICATION_FAILURES = List.of("rejected", "refused", "transient");
-    /** What the janitor hears about a stale attempt (Reconciler, QueryAnswers). */
+    /** What the janitor hears about a stale attempt (Reconciler, ReconciliationAnswers). */
     static final List<String> RECONCILIATION_OUTCOMES = List.of("answered", "pending", "no-answer",
-            QueryAnswers.QUERY_DECLINED);
+            ReconciliationAnswers.QUERY_DECLINED);
 
     public PaymentMetrics(PaymentProviders providers, MeterRegistry registry) {
         for (String provider : providers.names()) {

@@ -31,7 +31,7 @@
  * attempt and runs it through the idempotency gate with the provider's event id as key;
  * {@link io.orderflow.payment.callbacks.ReportTransitions} turns it into the order's transition. What moves no order
  * is decided by {@link io.orderflow.payment.callbacks.AnomalousReports} (recorded as an anomaly) and
- * {@link io.orderflow.payment.callbacks.OtherPayments} (a stale attempt, a double capture, a refund of another
+ * {@link io.orderflow.payment.callbacks.ForeignPaymentReports} (a stale attempt, a double capture, a refund of another
  * capture); a refund's report by {@link io.orderflow.payment.callbacks.RefundReports}.
  * {@link io.orderflow.payment.callbacks.Acknowledgements} answers every decided outcome with the provider's 2xx and a
  * failure with its refusal, a 5xx only when the failure is transient.
@@ -48,8 +48,8 @@
  * it ({@code RefundEvents}, the events module's: payment may use events, never the other way round).
  *
  * <p>{@code reconcile}: the janitor. {@link io.orderflow.payment.reconcile.Reconciler} asks providers about what
- * stayed pending or unconfirmed, and applies their answers ({@link io.orderflow.payment.reconcile.QueryAnswers})
- * exactly like notifications; {@link io.orderflow.payment.reconcile.StuckPaymentsResource} lists what it left.
+ * stayed pending or unconfirmed, and applies their answers
+ * ({@link io.orderflow.payment.reconcile.ReconciliationAnswers}) exactly like notifications; {@link io.orderflow.payment.reconcile.StuckPaymentsResource} lists what it left.
  *
  * <p>{@code anomalies}: what a provider sent that was not applied as sent, recorded once by
  * {@link io.orderflow.payment.anomalies.Anomalies} and listed and resolved by operators

@@ -2,7 +2,7 @@ package io.orderflow.webhooks;
 
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Timestamp;
@@ -140,7 +140,7 @@ public class WebhookDeliveries {
 
     /** The endpoint's attempts after attempt {@code after}, oldest first. */
     Uni<List<Attempt>> attempts(UUID endpointId, long after, int limit) {
-        return db.run(Resend.READ, session -> session.<Object[]>createNativeQuery("select id, cast(event_id as text),"
+        return db.run(ResendSafety.READ, session -> session.<Object[]>createNativeQuery("select id, cast(event_id as text),"
                 + " attempt, status_code, error, duration_ms, manual, at from webhook_attempts where endpoint_id = :endpoint"
                 + " and id > :after order by id limit :limit").setParameter("endpoint", endpointId)
                 .setParameter("after", after).setParameter("limit", limit).getResultList())

@@ -14,7 +14,7 @@ import io.orderflow.events.EventsConfig;
 import io.orderflow.idempotency.IdempotencyGate;
 import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.idempotency.KeyedRequest;
-import io.orderflow.idempotency.Tier;
+import io.orderflow.idempotency.RetentionTier;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -94,7 +94,7 @@ public class WebhookEndpointResource {
         Register request = valid(body);
         Callers.Caller caller = callers.current();
         KeyedRequest keyed = new KeyedRequest(key, true, caller.scope(), "POST /webhook-endpoints", "",
-                bytes(request), Tier.ORDERS, null, record -> created(endpoints.recorded(record)));
+                bytes(request), RetentionTier.ORDERS, null, record -> created(endpoints.recorded(record)));
         // the address rule inside the gate: a replay answers the first registration without a second DNS lookup
         return gate.execute(keyed, claim -> checked(request.url()).chain(() -> {
             WebhookEndpoints.Registration registration = new WebhookEndpoints.Registration(Ids.uuidV7(clock),
@@ -146,7 +146,7 @@ public class WebhookEndpointResource {
         UUID endpointId = endpointId(id);
         Callers.Caller caller = callers.current();
         KeyedRequest keyed = new KeyedRequest(key, false, caller.scope(), "POST /webhook-endpoints/{id}/rotate-secret",
-                endpointId.toString(), new byte[0], Tier.ORDERS, null, record -> shown(endpoints.recorded(record)));
+                endpointId.toString(), new byte[0], RetentionTier.ORDERS, null, record -> shown(endpoints.recorded(record)));
         return gate.execute(keyed, claim -> {
             Instant now = times.now();
             return endpoints.rotate(endpointId, WebhookSecrets.generate(), now.plus(config.rotationOverlap()), now,

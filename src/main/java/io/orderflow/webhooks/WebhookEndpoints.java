@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.orderflow.common.SameStatementWrite;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -40,7 +40,7 @@ public class WebhookEndpoints {
     Uni<WebhookEndpoint> create(Registration registration, SameStatementWrite record) {
         String types = registration.types() == null ? null
                 : GroupedWrites.arrayLiteral(new ArrayList<Object>(registration.types()));
-        return db.run(record == null ? Resend.WHEN_NOTHING_DONE : Resend.KEYED, session -> {
+        return db.run(record == null ? ResendSafety.WHEN_NOTHING_DONE : ResendSafety.KEYED, session -> {
             var query = session.<String>createNativeQuery("with r as (insert into webhook_endpoints (id, url, types,"
                     + " description, secret, status, created_at, updated_at) values (:id, :url,"
                     + " cast(cast(:types as text) as text[]), :description, :secret, 'enabled', :at, :at)"
@@ -58,7 +58,7 @@ public class WebhookEndpoints {
     /** Endpoints not deleted, by id, after {@code after} (null: from the first). */
     Uni<List<WebhookEndpoint>> page(UUID after, int limit) {
         UUID from = after == null ? new UUID(0, 0) : after; // PostgreSQL orders uuids by their bytes
-        return db.run(Resend.READ, session -> session.<String>createNativeQuery("select cast(to_jsonb(r) as text)"
+        return db.run(ResendSafety.READ, session -> session.<String>createNativeQuery("select cast(to_jsonb(r) as text)"
                 + " from webhook_endpoints r where r.status <> 'deleted' and r.id > :after order by r.id limit :limit")
                 .setParameter("after", from).setParameter("limit", limit).getResultList())
                 .map(rows -> rows.stream().map(this::read).toList());
@@ -66,7 +66,7 @@ public class WebhookEndpoints {
 
     /** The endpoint, or null when there is none or it was deleted. */
     Uni<WebhookEndpoint> find(UUID id) {
-        return db.run(Resend.READ, session -> session.<String>createNativeQuery("select cast(to_jsonb(r) as text)"
+        return db.run(ResendSafety.READ, session -> session.<String>createNativeQuery("select cast(to_jsonb(r) as text)"
                 + " from webhook_endpoints r where r.id = :id and r.status <> 'deleted'").setParameter("id", id)
                 .getSingleResultOrNull()).map(row -> row == null ? null : read(row));
     }
@@ -76,7 +76,7 @@ public class WebhookEndpoints {
      * before: a repeated DELETE is answered as the first).
      */
     Uni<Boolean> delete(UUID id, Instant at) {
-        return db.run(Resend.GUARDED, session -> session.<Boolean>createNativeQuery("with r as (update"
+        return db.run(ResendSafety.GUARDED, session -> session.<Boolean>createNativeQuery("with r as (update"
                 + " webhook_endpoints set status = 'deleted', updated_at = :at where id = :id and status <> 'deleted'"
                 + " returning id), owed as (update webhook_deliveries set status = 'CANCELLED', updated_at = :at"
                 + " where endpoint_id in (select id from r) and status = 'PENDING')"
@@ -89,7 +89,7 @@ public class WebhookEndpoints {
      * overlap of the last one drops the oldest: two secrets at most.
      */
     Uni<WebhookEndpoint> rotate(UUID id, String secret, Instant overlapUntil, Instant at, SameStatementWrite record) {
-        return db.run(record == null ? Resend.WHEN_NOTHING_DONE : Resend.KEYED, session -> {
+        return db.run(record == null ? ResendSafety.WHEN_NOTHING_DONE : ResendSafety.KEYED, session -> {
             var query = session.<String>createNativeQuery("with r as (update webhook_endpoints set"
                     + " previous_secret = secret, previous_secret_until = :until, secret = :secret, updated_at = :at"
                     + " where id = :id and status <> 'deleted' returning *)" + recorded(record) + AS_JSON)
@@ -107,7 +107,7 @@ public class WebhookEndpoints {
      * disabled were not fanned out to it.
      */
     Uni<WebhookEndpoint> enable(UUID id, Instant at) {
-        return db.run(Resend.GUARDED, session -> session.<String>createNativeQuery("with r as (update"
+        return db.run(ResendSafety.GUARDED, session -> session.<String>createNativeQuery("with r as (update"
                 + " webhook_endpoints set status = 'enabled', failing_since = null, disabled_reason = null,"
                 + " updated_at = :at where id = :id and status <> 'deleted' returning *), owed as (update"
                 + " webhook_deliveries set next_attempt_at = :at where endpoint_id in (select id from r)"

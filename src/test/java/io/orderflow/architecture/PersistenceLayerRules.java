@@ -41,7 +41,7 @@ public final class PersistenceLayerRules {
             .should().dependOnClassesThat().resideInAPackage("io.orderflow.idempotency..")
             .because("the dedup record reaches the CAS statement as an opaque same-statement write");
 
-    /** DedupRecord (PostgreSQL) and RedisShutter (Redis) keep the same stored form: ReplyCodec reads both. */
+    /** DedupRecord (PostgreSQL) and RedisIdempotencyCache (Redis) keep the same stored form: ReplyCodec reads both. */
     @ArchTest
     static final ArchRule storedRepliesShouldBeDecodedByOneCodec = ArchRuleDefinition.classes()
             .should(haveOneReplyDecoderIn("io.orderflow.idempotency"))

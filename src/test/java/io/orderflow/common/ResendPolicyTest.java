@@ -38,21 +38,21 @@ class ResendPolicyTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     @ParameterizedTest
-    @EnumSource(Resend.class)
-    void shouldResendAnyUnitThatNeverGotAConnection(Resend kind) {
+    @EnumSource(ResendSafety.class)
+    void shouldResendAnyUnitThatNeverGotAConnection(ResendSafety kind) {
         assertEquals(Verdict.RESEND_NOTHING_DONE, ResendPolicy.verdict(kind, false, CLOSED));
         assertEquals(Verdict.RESEND_NOTHING_DONE, ResendPolicy.verdict(kind, false, new ConnectException("refused")));
     }
 
     @ParameterizedTest
-    @EnumSource(Resend.class)
-    void shouldResendAnyUnitThatReachedAReadOnlyStandbyBecauseItDidNothing(Resend kind) {
+    @EnumSource(ResendSafety.class)
+    void shouldResendAnyUnitThatReachedAReadOnlyStandbyBecauseItDidNothing(ResendSafety kind) {
         assertEquals(Verdict.RESEND_NOTHING_DONE, ResendPolicy.verdict(kind, true, READ_ONLY));
     }
 
     @ParameterizedTest
-    @EnumSource(value = Resend.class, names = { "READ", "KEYED", "GUARDED" })
-    void shouldResendReadsKeyedAndGuardedUnitsWhoseAnswerWasLost(Resend kind) {
+    @EnumSource(value = ResendSafety.class, names = { "READ", "KEYED", "GUARDED" })
+    void shouldResendReadsKeyedAndGuardedUnitsWhoseAnswerWasLost(ResendSafety kind) {
         assertEquals(Verdict.RESEND_OUTCOME_UNKNOWN, ResendPolicy.verdict(kind, true, CLOSED));
         assertEquals(Verdict.RESEND_OUTCOME_UNKNOWN, ResendPolicy.verdict(kind, true, ADMIN_SHUTDOWN));
         assertEquals(Verdict.RESEND_OUTCOME_UNKNOWN, ResendPolicy.verdict(kind, true, DIED_IDLE));
@@ -60,13 +60,13 @@ class ResendPolicyTest {
 
     @Test
     void shouldNotResendAPlainWriteWhoseAnswerWasLost() {
-        assertEquals(Verdict.GIVE_UP, ResendPolicy.verdict(Resend.WHEN_NOTHING_DONE, true, CLOSED));
-        assertEquals(Verdict.GIVE_UP, ResendPolicy.verdict(Resend.WHEN_NOTHING_DONE, true, ADMIN_SHUTDOWN));
+        assertEquals(Verdict.GIVE_UP, ResendPolicy.verdict(ResendSafety.WHEN_NOTHING_DONE, true, CLOSED));
+        assertEquals(Verdict.GIVE_UP, ResendPolicy.verdict(ResendSafety.WHEN_NOTHING_DONE, true, ADMIN_SHUTDOWN));
     }
 
     @ParameterizedTest
-    @EnumSource(Resend.class)
-    void shouldNeverResendATimeoutOrTheDatabasesRefusal(Resend kind) {
+    @EnumSource(ResendSafety.class)
+    void shouldNeverResendATimeoutOrTheDatabasesRefusal(ResendSafety kind) {
         // a statement that timed out may still be running; a refusal is the database's answer, not a lost one
         assertEquals(Verdict.GIVE_UP, ResendPolicy.verdict(kind, true, new TimeoutException()));
         assertEquals(Verdict.GIVE_UP, ResendPolicy.verdict(kind, true, UNIQUE));
@@ -76,7 +76,7 @@ class ResendPolicyTest {
     @Test
     void shouldSendAgainUntilTheConnectionHoldsAndCountTheCopies() {
         AtomicInteger copies = new AtomicInteger();
-        String answer = policy(Duration.ofSeconds(5)).send(Resend.READ, reached -> {
+        String answer = policy(Duration.ofSeconds(5)).send(ResendSafety.READ, reached -> {
             reached.run();
             return copies.incrementAndGet() < 3 ? Uni.createFrom().failure(CLOSED) : Uni.createFrom().item("row");
         }).await().atMost(Duration.ofSeconds(10));
@@ -88,8 +88,8 @@ class ResendPolicyTest {
     @Test
     void shouldTellTheGateWhenAResentKeyedWriteMeetsItsOwnFirstCopy() {
         List<Throwable> answers = new ArrayList<>(List.of(CLOSED, UNIQUE));
-        Throwable failure = assertThrows(Resend.FirstCopyCommitted.class, () -> policy(Duration.ofSeconds(5))
-                .send(Resend.KEYED, reached -> {
+        Throwable failure = assertThrows(ResendSafety.FirstCopyCommitted.class, () -> policy(Duration.ofSeconds(5))
+                .send(ResendSafety.KEYED, reached -> {
                     reached.run();
                     return Uni.createFrom().failure(answers.remove(0));
                 }).await().atMost(Duration.ofSeconds(10)));
@@ -102,7 +102,7 @@ class ResendPolicyTest {
         List<Throwable> answers = new ArrayList<>(List.of(CLOSED, UNIQUE));
         AtomicInteger sent = new AtomicInteger();
         Throwable failure = assertThrows(PgException.class, () -> policy(Duration.ofSeconds(5))
-                .send(Resend.KEYED, reached -> {
+                .send(ResendSafety.KEYED, reached -> {
                     if (sent.incrementAndGet() > 1) {
                         reached.run();
                     }
@@ -115,7 +115,7 @@ class ResendPolicyTest {
     void shouldGiveUpWithTheLastFailureAtTheBound() {
         AtomicInteger copies = new AtomicInteger();
         Throwable failure = assertThrows(ClosedConnectionException.class, () -> policy(Duration.ofMillis(400))
-                .send(Resend.GUARDED, reached -> {
+                .send(ResendSafety.GUARDED, reached -> {
                     copies.incrementAndGet();
                     return Uni.createFrom().failure(CLOSED);
                 }).await().atMost(Duration.ofSeconds(10)));

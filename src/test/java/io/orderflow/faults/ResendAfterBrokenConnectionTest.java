@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A statement whose connection breaks under it — as in a switchover, when the proxy in front of PostgreSQL shuts
- * the sessions of the old primary — is sent again by the service itself when that is safe (common/Resend), so the
+ * the sessions of the old primary — is sent again by the service itself when that is safe (common/ResendSafety), so the
  * client gets the answer instead of a 503. The connection is cut by a real TCP proxy, once before the statement
  * committed and once after (its answer lost): either way the request has exactly one effect and one answer.
  */

@@ -38,7 +38,7 @@ class BenchAnchorSqlTest {
     void theAnchorScriptsRunTheServicesOwnTransitionStatement() throws IOException {
         assertUpToDate(KEYLESS, script("keyless (SHIP without an Idempotency-Key; the order's event rides in the"
                 + " statement)", "NULL", List.of(EVENT)));
-        KeyClaim claim = new KeyClaim("scope", "key", "fingerprint", Tier.ORDERS, Instant.EPOCH, Instant.EPOCH,
+        KeyClaim claim = new KeyClaim("scope", "key", "fingerprint", RetentionTier.ORDERS, Instant.EPOCH, Instant.EPOCH,
                 UUID.randomUUID());
         assertUpToDate(KEYED, script("keyed (SHIP with an Idempotency-Key: the dedup record and the order's event"
                 + " ride in the statement)", ":k", List.of(EVENT, claim.sameStatementRecord())));

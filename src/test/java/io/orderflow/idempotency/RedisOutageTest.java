@@ -54,7 +54,7 @@ class RedisOutageTest {
     }
 
     @Inject
-    RedisShutter shutter;
+    RedisIdempotencyCache shutter;
 
     @Inject
     RedisDataSource redis;

@@ -9,7 +9,7 @@ import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
 import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.idempotency.KeyedRequest;
-import io.orderflow.idempotency.Tier;
+import io.orderflow.idempotency.RetentionTier;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.domain.EventDetails;
@@ -76,7 +76,7 @@ public class OrderResource {
         Order order = Order.create(Ids.uuidV7(clock), customerId, request.currency(), request.lineItems(),
                 times.now());
         KeyedRequest keyed = new KeyedRequest(key, true, caller.scope(), "POST /orders", "",
-                replies.canonical(request), Tier.ORDERS, order.id(),
+                replies.canonical(request), RetentionTier.ORDERS, order.id(),
                 row -> replies.created(service.recordedOrder(row)));
         return gate.execute(keyed, claim -> service.create(order, claim, replies::created)).map(Reply::toResponse);
     }
@@ -122,7 +122,7 @@ public class OrderResource {
             @RestHeader("If-Match") String ifMatch, OrderRequests.Pay body) {
         OrderRequests.Pay request = required(body);
         return move(id, key, ifMatch, OrderEvent.PAY, new EventDetails.Pay(request.provider()), request,
-                Tier.PAYMENTS);
+                RetentionTier.PAYMENTS);
     }
 
     @POST
@@ -133,7 +133,7 @@ public class OrderResource {
             @RestHeader("If-Match") String ifMatch, OrderRequests.Ship body) {
         OrderRequests.Ship request = required(body);
         return move(id, key, ifMatch, OrderEvent.SHIP,
-                new EventDetails.Ship(request.carrier(), request.trackingNumber()), request, Tier.ORDERS);
+                new EventDetails.Ship(request.carrier(), request.trackingNumber()), request, RetentionTier.ORDERS);
     }
 
     @POST
@@ -143,7 +143,7 @@ public class OrderResource {
     public Uni<Response> deliver(@RestPath String id, @RestHeader(IdempotencyKeys.HEADER) String key,
             @RestHeader("If-Match") String ifMatch, OrderRequests.Deliver body) {
         return move(id, key, ifMatch, OrderEvent.DELIVER, new EventDetails.None(),
-                new OrderRequests.Deliver(), Tier.ORDERS);
+                new OrderRequests.Deliver(), RetentionTier.ORDERS);
     }
 
     @POST
@@ -153,11 +153,11 @@ public class OrderResource {
             @RestHeader("If-Match") String ifMatch, OrderRequests.Cancel body) {
         OrderRequests.Cancel request = body == null ? new OrderRequests.Cancel(null) : body;
         return move(id, key, ifMatch, OrderEvent.CANCEL, new EventDetails.Cancel(request.reason()), request,
-                Tier.ORDERS);
+                RetentionTier.ORDERS);
     }
 
     private Uni<Response> move(String id, String key, String ifMatch, OrderEvent event,
-            EventDetails details, Object request, Tier tier) {
+            EventDetails details, Object request, RetentionTier tier) {
         UUID orderId = orderId(id);
         Long version = IfMatch.version(ifMatch);
         Callers.Caller caller = callers.current();

@@ -3,7 +3,7 @@ package io.orderflow.order.persistence;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.mutiny.Uni;
@@ -34,8 +34,9 @@ public class GroupCommit {
     public interface Config {
 
         /**
-         * Whether concurrent first-time transitions are sent to PostgreSQL together. On: in the benchmark it cut the
-         * CPU a ship costs by a third (docs/benchmarks.md) and changed nothing at low load.
+         * Whether concurrent first-time transitions are sent to PostgreSQL together. On, because it saves PostgreSQL
+         * CPU per ship under load and adds no latency at low load: docs/benchmarks.md has the figures, which each
+         * benchmark run updates and a comment here would not.
          */
         @WithDefault("true")
         boolean enabled();
@@ -86,7 +87,7 @@ public class GroupCommit {
         // that share orders lock them alike and never deadlock
         List<Map<String, Object>> batch = arrived.stream().sorted(BY_ORDER).toList();
         // each row's compare-and-set is its own, so the batch is re-sent on a broken connection like a single one
-        return db.run(Resend.GUARDED, session -> {
+        return db.run(ResendSafety.GUARDED, session -> {
             var query = session.createNativeQuery(statement.sql(),
                     session.getResultSetMapping(Object[].class, OrderEntity.TRANSITION_BATCH_OUTCOME));
             for (TransitionBatchSql.Column column : statement.columns()) {

@@ -3,7 +3,7 @@ package io.orderflow.order.persistence;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.common.Db;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.orderflow.common.SameStatementWrite;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.domain.EventDetails;
@@ -55,17 +55,17 @@ public class OrderRepository {
 
     /** @return null when there is no such order */
     public Uni<Order> find(UUID id) {
-        return db.run(Resend.READ, session -> session.get(OrderEntity.class, id)).map(e -> e == null ? null : mapping.toOrder(e));
+        return db.run(ResendSafety.READ, session -> session.get(OrderEntity.class, id)).map(e -> e == null ? null : mapping.toOrder(e));
     }
 
     public Uni<List<Transition>> history(UUID id) {
-        return db.run(Resend.READ, session -> session.createNamedQuery(TransitionEntity.HISTORY, TransitionEntity.class).setParameter("id", id).getResultList())
+        return db.run(ResendSafety.READ, session -> session.createNamedQuery(TransitionEntity.HISTORY, TransitionEntity.class).setParameter("id", id).getResultList())
                 .map(rows -> rows.stream().map(mapping::toTransition).toList());
     }
 
     /** One keyset page, oldest first; {@code after} is the last id of the previous page. Filters are optional. */
     public Uni<List<Order>> page(String customerId, OrderStatus status, UUID after, int limit) {
-        return db.run(Resend.READ, session -> {
+        return db.run(ResendSafety.READ, session -> {
             CriteriaBuilder cb = session.getCriteriaBuilder();
             CriteriaQuery<OrderEntity> query = cb.createQuery(OrderEntity.class);
             Root<OrderEntity> order = query.from(OrderEntity.class);
@@ -100,7 +100,7 @@ public class OrderRepository {
         sql.append(" select to_jsonb(c)::text as row from created c");
         OrderEntity row = mapping.toEntity(order);
         // a creation is always keyed (the key is required), and its statement writes the dedup record
-        return db.run(Resend.KEYED, session -> {
+        return db.run(ResendSafety.KEYED, session -> {
             Mutiny.SelectionQuery<String> query = session.createNativeQuery(sql.toString(),
                     session.getResultSetMapping(String.class, OrderEntity.ROW))
                     .setParameter("id", row.id).setParameter("customer", row.customerId)
@@ -146,7 +146,7 @@ public class OrderRepository {
             List<SameStatementWrite> writes) {
         String sql = TransitionSql.statement(command.event(), changes.keySet(), required.keySet(), report != null,
                 writes);
-        return db.run(Resend.GUARDED, session -> {
+        return db.run(ResendSafety.GUARDED, session -> {
             Mutiny.SelectionQuery<Object[]> query = session.createNativeQuery(sql,
                     session.getResultSetMapping(Object[].class, OrderEntity.TRANSITION_OUTCOME))
                     .setParameter("id", command.orderId()).setParameter("event", command.event().name())

@@ -2,7 +2,7 @@ package io.orderflow.payment.anomalies;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.orderflow.common.Times;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -52,7 +52,7 @@ public class Anomalies {
     public Uni<List<PaymentAnomaly>> page(Boolean resolved, long after, int limit) {
         String query = resolved == null ? PaymentAnomaly.PAGE
                 : resolved ? PaymentAnomaly.PAGE_RESOLVED : PaymentAnomaly.PAGE_UNRESOLVED;
-        return db.run(Resend.READ, session -> session.createNamedQuery(query, PaymentAnomaly.class)
+        return db.run(ResendSafety.READ, session -> session.createNamedQuery(query, PaymentAnomaly.class)
                 .setParameter("after", after).setMaxResults(limit).getResultList());
     }
 
@@ -62,7 +62,7 @@ public class Anomalies {
      * lock, then changes nothing and reads the first, committed by then. Safe to re-send for the same reason.
      */
     public Uni<PaymentAnomaly> resolve(long id, String by, String note, Instant at) {
-        return db.run(Resend.GUARDED, session -> session.createNativeQuery("update payment_anomalies set"
+        return db.run(ResendSafety.GUARDED, session -> session.createNativeQuery("update payment_anomalies set"
                         + " resolved_by = :by, resolution_note = :note, resolved_at = cast(:at as timestamptz)"
                         + " where id = :id and resolved_at is null returning *", PaymentAnomaly.class)
                 .setParameter("id", id).setParameter("by", by).setParameter("note", note).setParameter("at", at)

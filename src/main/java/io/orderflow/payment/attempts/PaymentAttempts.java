@@ -1,7 +1,7 @@
 package io.orderflow.payment.attempts;
 
 import io.orderflow.common.Db;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -25,19 +25,20 @@ public class PaymentAttempts {
 
     /** @return null when there is no such attempt */
     public Uni<PaymentAttempt> find(UUID id) {
-        return db.run(Resend.READ, session -> session.get(PaymentAttemptEntity.class, id)).map(PaymentAttempts::attempt);
+        return db.run(ResendSafety.READ, session -> session.get(PaymentAttemptEntity.class, id))
+                .map(PaymentAttempts::attempt);
     }
 
     /** The attempt a provider calls {@code reference}; null when there is none. */
     public Uni<PaymentAttempt> findByReference(String provider, String reference) {
-        return db.run(Resend.READ, session -> session.createNamedQuery(PaymentAttemptEntity.BY_REFERENCE,
+        return db.run(ResendSafety.READ, session -> session.createNamedQuery(PaymentAttemptEntity.BY_REFERENCE,
                         PaymentAttemptEntity.class).setParameter("provider", provider)
                 .setParameter("reference", reference).getSingleResultOrNull()).map(PaymentAttempts::attempt);
     }
 
     /** The attempts the PAY that started attempt {@code by} replaced in its statement. */
     public Uni<List<PaymentAttempt>> replacedBy(UUID by) {
-        return db.run(Resend.READ,
+        return db.run(ResendSafety.READ,
                 session -> session.createNamedQuery(PaymentAttemptEntity.REPLACED_BY, PaymentAttemptEntity.class)
                 .setParameter("by", by).getResultList()).map(PaymentAttempts::attempts);
     }
@@ -85,14 +86,14 @@ public class PaymentAttempts {
      */
     public Uni<List<PaymentAttemptEntity>> stuck(Instant before, UUID after, int limit) {
         UUID from = after == null ? new UUID(0, 0) : after; // PostgreSQL orders uuids by their bytes
-        return db.run(Resend.READ, session -> session.createNamedQuery(PaymentAttemptEntity.STUCK,
+        return db.run(ResendSafety.READ, session -> session.createNamedQuery(PaymentAttemptEntity.STUCK,
                         PaymentAttemptEntity.class).setParameter("before", before).setParameter("after", from)
                 .setMaxResults(limit).getResultList());
     }
 
     /** All attempts of an order, oldest first (tests and operators). */
     public Uni<List<PaymentAttempt>> ofOrder(UUID orderId) {
-        return db.run(Resend.READ,
+        return db.run(ResendSafety.READ,
                 session -> session.createNamedQuery(PaymentAttemptEntity.OF_ORDER, PaymentAttemptEntity.class)
                 .setParameter("order", orderId).getResultList()).map(PaymentAttempts::attempts);
     }

@@ -1,7 +1,7 @@
 package io.orderflow.payment.attempts;
 
 import io.orderflow.common.Db;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.orderflow.payment.commands.ProviderCommands;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,7 +24,7 @@ public class PaymentCaptures {
 
     /** The order a capture already belongs to; null when the provider's transaction id is new. */
     public Uni<UUID> owner(String provider, String txnId) {
-        return db.run(Resend.READ, session -> session.get(PaymentCaptureEntity.class,
+        return db.run(ResendSafety.READ, session -> session.get(PaymentCaptureEntity.class,
                 new PaymentCaptureEntity.Key(provider, txnId))).map(c -> c == null ? null : c.orderId);
     }
 
@@ -33,7 +33,7 @@ public class PaymentCaptures {
      * the capture is unknown or did not pay its order.
      */
     public Uni<UUID> paidOrder(String provider, String txnId) {
-        return db.run(Resend.READ, session -> session.createNativeQuery("select o.id from payment_captures k"
+        return db.run(ResendSafety.READ, session -> session.createNativeQuery("select o.id from payment_captures k"
                         + " join orders o on o.id = k.order_id and o.payment_provider = k.provider"
                         + " and o.payment_txn_id = k.txn_id where k.provider = :provider and k.txn_id = :txn",
                         UUID.class)

@@ -7,7 +7,7 @@ import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
 import io.orderflow.idempotency.KeyClaim;
 import io.orderflow.idempotency.KeyedRequest;
-import io.orderflow.idempotency.Tier;
+import io.orderflow.idempotency.RetentionTier;
 import io.orderflow.order.OrderService;
 import io.orderflow.payment.spi.Notification;
 import io.orderflow.payment.spi.PaymentProvider;
@@ -52,7 +52,7 @@ public class ProviderEventGate {
     Uni<Reply> once(PaymentProvider provider, Notification.Correlated report, UUID orderId,
             Function<KeyClaim, Uni<Reply>> action, Supplier<Uni<Void>> after) {
         KeyedRequest keyed = new KeyedRequest(report.id(), true, "provider:" + provider.name(), OPERATION, "",
-                report.toString().getBytes(StandardCharsets.UTF_8), Tier.PAYMENTS, orderId,
+                report.toString().getBytes(StandardCharsets.UTF_8), RetentionTier.PAYMENTS, orderId,
                 row -> acks.acknowledge(provider, report, "applied", orders.recordedOrder(row)));
         return gate.execute(keyed, action).call(after::get)
                 .onFailure(ProviderEventGate::isKeyReused)

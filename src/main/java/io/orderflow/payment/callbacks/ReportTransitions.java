@@ -27,10 +27,10 @@ public class ReportTransitions {
 
     private final OrderService orders;
     private final AnomalousReports anomalous;
-    private final OtherPayments others;
+    private final ForeignPaymentReports others;
     private final Acknowledgements acks;
 
-    public ReportTransitions(OrderService orders, AnomalousReports anomalous, OtherPayments others,
+    public ReportTransitions(OrderService orders, AnomalousReports anomalous, ForeignPaymentReports others,
             Acknowledgements acks) {
         this.orders = orders;
         this.anomalous = anomalous;
@@ -54,7 +54,7 @@ public class ReportTransitions {
         TransitionCommand command = new TransitionCommand(match.orderId(), report.event(), details, null, name,
                 actor, notification.id(), null);
         return orders.transition(command, claim, result -> ack(provider, notification, report, result))
-                .chain(done -> OtherPayments.isDoubleCapture(report, done.result())
+                .chain(done -> ForeignPaymentReports.isDoubleCapture(report, done.result())
                         ? others.doubleCapture(provider, notification, report, match, done.result().order(),
                                 done.reply())
                         : Uni.createFrom().item(done.reply()))
@@ -72,7 +72,7 @@ public class ReportTransitions {
 
     private Reply ack(PaymentProvider provider, Notification notification, PaymentReport report,
             TransitionResult result) {
-        String outcome = result.applied() ? "applied" : OtherPayments.isDoubleCapture(report, result)
+        String outcome = result.applied() ? "applied" : ForeignPaymentReports.isDoubleCapture(report, result)
                 ? "double-capture" : "duplicate";
         return acks.acknowledge(provider, notification, outcome, result.order());
     }

@@ -4,7 +4,7 @@ import io.orderflow.common.Times;
 import io.orderflow.payment.PaymentProviders;
 import io.orderflow.payment.attempts.PaymentAttempts;
 import io.orderflow.payment.callbacks.PaymentCallbacks;
-import io.orderflow.payment.reconcile.QueryAnswers;
+import io.orderflow.payment.reconcile.ReconciliationAnswers;
 import io.orderflow.payment.spi.Notification;
 import io.orderflow.payment.spi.PaymentProvider;
 import io.orderflow.payment.spi.ProviderOutcome;
@@ -64,7 +64,7 @@ public class CancelCommands {
         return attempts.findByReference(provider.name(), cancel.paymentReference()).chain(attempt -> attempt == null
                 ? settle(cancel, "FAILED", why + "; no attempt has this reference", null)
                 : provider.queryPayment(cancel.paymentReference()).chain(state -> {
-                    Notification answer = QueryAnswers.payment(attempt, state);
+                    Notification answer = ReconciliationAnswers.payment(attempt, state);
                     if (answer instanceof Notification.PaymentSucceeded captured) {
                         LOG.warnf("%s captured %s (%s) of cancelled order %s before it could be cancelled: a"
                                 + " refund is owed", provider.name(), captured.transactionId(),

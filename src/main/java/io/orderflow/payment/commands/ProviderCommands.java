@@ -1,7 +1,7 @@
 package io.orderflow.payment.commands;
 
 import io.orderflow.common.Db;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.orderflow.common.SameStatementWrite;
 import io.orderflow.payment.SameStatementSql;
 import io.orderflow.payment.spi.RefundRequest;
@@ -213,7 +213,7 @@ public class ProviderCommands {
 
     /** The refunds owed for an order's captures (tests and operators). */
     public Uni<List<Refund>> ofOrder(UUID orderId) {
-        return db.run(Resend.READ,
+        return db.run(ResendSafety.READ,
                 session -> session.createNamedQuery(ProviderCommandEntity.OF_ORDER, ProviderCommandEntity.class)
                 .setParameter("order", orderId).getResultList())
                 .map(rows -> rows.stream().map(ProviderCommandEntity::toRefund).toList());

@@ -27,11 +27,10 @@ import org.jboss.logging.Logger;
 /**
  * The janitor: asks providers about attempts that stayed pending longer than {@code payments.reconcile.after}, and
  * about refunds sent as long ago that are still PENDING (a lost webhook, an endpoint that was down for days), and
- * applies the answer ({@link QueryAnswers}: every provider state mapped, succeeded and failed alike) through the same
- * path and dedup as a callback. Several
- * replicas may run it at once: attempts and refund commands are claimed with {@code FOR UPDATE SKIP LOCKED}. A
- * reconciliation and a webhook for the same payment at the same moment yield one transition (the compare-and-set
- * takes one; the other is a duplicate).
+ * applies the answer ({@link ReconciliationAnswers}: every provider state mapped, succeeded and failed alike) through
+ * the same path and dedup as a callback. Several replicas may run it at once: attempts and refund commands are
+ * claimed with {@code FOR UPDATE SKIP LOCKED}. A reconciliation and a webhook for the same payment at the same moment
+ * yield one transition (the compare-and-set takes one; the other is a duplicate).
  */
 @ApplicationScoped
 public class Reconciler {
@@ -96,8 +95,8 @@ public class Reconciler {
     private Uni<String> ask(PaymentAttempt attempt) {
         return withProvider(attempt.provider(), provider -> provider.queryPayment(attempt.reference())
                 .chain(outcome -> {
-                    Notification answer = QueryAnswers.payment(attempt, outcome);
-                    return attempts.recordAnswer(attempt.id(), QueryAnswers.heard(outcome, answer != null),
+                    Notification answer = ReconciliationAnswers.payment(attempt, outcome);
+                    return attempts.recordAnswer(attempt.id(), ReconciliationAnswers.heard(outcome, answer != null),
                             times.now()).chain(() -> apply(provider, attempt, outcome, answer));
                 }));
     }
@@ -106,9 +105,9 @@ public class Reconciler {
     private Uni<String> apply(PaymentProvider provider, PaymentAttempt attempt, ProviderOutcome<PaymentState> outcome,
             Notification answer) {
         if (answer == null) {
-            String what = QueryAnswers.unsettled(outcome);
+            String what = ReconciliationAnswers.unsettled(outcome);
             count(provider, what);
-            if (what.equals(QueryAnswers.QUERY_DECLINED)) {
+            if (what.equals(ReconciliationAnswers.QUERY_DECLINED)) {
                 // the question was refused (a bad or revoked key, another account's payment): nothing
                 // is known about the payment, which stays pending and is asked about again after
                 // payments.reconcile.after
@@ -126,9 +125,9 @@ public class Reconciler {
 
     private Uni<String> askAboutRefund(ProviderCommands.Refund refund) {
         return withProvider(refund.provider(), provider -> provider.queryRefund(refund.request()).chain(outcome -> {
-            Notification answer = QueryAnswers.refund(refund, outcome);
+            Notification answer = ReconciliationAnswers.refund(refund, outcome);
             if (answer == null) {
-                String what = QueryAnswers.unsettledRefund(outcome);
+                String what = ReconciliationAnswers.unsettledRefund(outcome);
                 count(provider, "refund-" + what);
                 if (!what.equals("pending")) {
                     LOG.warnf("%s could not say what became of refund %s of %s: %s (%s) %s; it is asked again later",

@@ -11,7 +11,7 @@ import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
 import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.idempotency.KeyedRequest;
-import io.orderflow.idempotency.Tier;
+import io.orderflow.idempotency.RetentionTier;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.domain.OrderNotFoundException;
 import io.orderflow.payment.commands.RefundWorker;
@@ -81,7 +81,8 @@ public class RefundResource {
         Refunds.Issue issue = new Refunds.Issue(Ids.uuidV7(clock), orderId, request.amount(), request.reason(),
                 caller.name(), times.now());
         KeyedRequest keyed = new KeyedRequest(key, true, caller.scope(), "POST /orders/{id}/refunds",
-                orderId.toString(), bytes(request), Tier.PAYMENTS, orderId, row -> accepted(refunds.recorded(row)));
+                orderId.toString(), bytes(request), RetentionTier.PAYMENTS, orderId,
+                row -> accepted(refunds.recorded(row)));
         return gate.execute(keyed, claim -> refunds.issue(issue, claim.sameStatementRecord()).chain(issued -> {
             if (issued.isEmpty()) {
                 return refused(orderId, request.amount());

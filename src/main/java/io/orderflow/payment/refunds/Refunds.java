@@ -3,7 +3,7 @@ package io.orderflow.payment.refunds;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.orderflow.common.Db;
-import io.orderflow.common.Resend;
+import io.orderflow.common.ResendSafety;
 import io.orderflow.common.SameStatementWrite;
 import io.orderflow.common.json.PgTimestamps;
 import io.orderflow.events.RefundEvents;
@@ -111,12 +111,12 @@ public class Refunds {
     }
 
     public Uni<RefundView> find(UUID id) {
-        return db.run(Resend.READ, session -> session.get(RefundEntity.class, id))
+        return db.run(ResendSafety.READ, session -> session.get(RefundEntity.class, id))
                 .map(found -> found == null ? null : found.toView());
     }
 
     public Uni<List<RefundView>> ofOrder(UUID orderId) {
-        return db.run(Resend.READ, session -> session.createNamedQuery(RefundEntity.OF_ORDER, RefundEntity.class)
+        return db.run(ResendSafety.READ, session -> session.createNamedQuery(RefundEntity.OF_ORDER, RefundEntity.class)
                 .setParameter("order", orderId).getResultList())
                 .map(found -> found.stream().map(RefundEntity::toView).toList());
     }
@@ -124,7 +124,7 @@ public class Refunds {
     /** Keyset-paged by id, across orders, of one status or all. */
     public Uni<List<RefundView>> page(RefundView.Status status, UUID after, int limit) {
         UUID from = after == null ? new UUID(0, 0) : after; // PostgreSQL orders uuids by their bytes
-        return db.run(Resend.READ, session -> (status == null
+        return db.run(ResendSafety.READ, session -> (status == null
                 ? session.createNamedQuery(RefundEntity.PAGE, RefundEntity.class)
                 : session.createNamedQuery(RefundEntity.PAGE_BY_STATUS, RefundEntity.class)
                         .setParameter("status", status.name()))
@@ -149,7 +149,7 @@ public class Refunds {
 
     /** What is left to refund of the order's capture, or null when the order holds no refundable capture. */
     public Uni<Long> leftToRefund(UUID orderId) {
-        return db.run(Resend.READ, session -> session.createNativeQuery("select k.amount - k.refund_held"
+        return db.run(ResendSafety.READ, session -> session.createNativeQuery("select k.amount - k.refund_held"
                         + " from orders o join payment_captures k on k.order_id = o.id and k.provider = o.payment_provider"
                         + " and k.txn_id = o.payment_txn_id where o.id = :order and o.status in " + REFUNDABLE,
                         Long.class).setParameter("order", orderId).getResultList())
@@ -158,7 +158,7 @@ public class Refunds {
 
     /** The order whose refunds give back capture {@code captureTxnId}, or null when no refund of ours does. */
     public Uni<UUID> orderRefunding(String provider, String captureTxnId) {
-        return db.run(Resend.READ, session -> session.createNativeQuery("select order_id from refunds"
+        return db.run(ResendSafety.READ, session -> session.createNativeQuery("select order_id from refunds"
                         + " where provider = :provider and capture_txn_id = :txn limit 1", UUID.class)
                 .setParameter("provider", provider).setParameter("txn", captureTxnId).getResultList())
                 .map(found -> found.isEmpty() ? null : found.get(0));
@@ -166,7 +166,7 @@ public class Refunds {
 
     /** The refund of ours that the provider knows as {@code providerRefundId}, or null. */
     public Uni<RefundView> findByProviderRefund(String provider, String providerRefundId) {
-        return db.run(Resend.READ, session -> session.createNamedQuery(RefundEntity.BY_PROVIDER_REFUND,
+        return db.run(ResendSafety.READ, session -> session.createNamedQuery(RefundEntity.BY_PROVIDER_REFUND,
                 RefundEntity.class).setParameter("provider", provider).setParameter("refund", providerRefundId)
                 .getResultList()).map(found -> found.isEmpty() ? null : found.get(0).toView());
     }

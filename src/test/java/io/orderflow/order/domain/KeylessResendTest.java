@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The table property that makes the service's own re-send of a keyless transition safe ({@code Resend.GUARDED}):
+ * The table property that makes the service's own re-send of a keyless transition safe ({@code ResendSafety.GUARDED}):
  * once an event that may come without an idempotency key ({@link OrderEvent#requiresKey()} false, which is what
  * OrderResource asks) has applied, no path of the table leads back to a state it applies from. So a re-sent
  * compare-and-set whose first copy committed can only find the order past it, never move it twice. Generated from

@@ -7,7 +7,7 @@ package io.orderflow.common;
  * and whose answer was lost may have committed; it is re-sent only when a committed first copy makes the re-send a
  * no-op, and each constant below says why that holds. See {@link ResendPolicy} and docs/high-availability.md.
  */
-public enum Resend {
+public enum ResendSafety {
 
     /** Re-sent only when it cannot have had an effect: the default for every write not named otherwise. */
     WHEN_NOTHING_DONE,

@@ -42,7 +42,7 @@ import java.util.function.Supplier;
  * and filled it every few seconds under load (docs/benchmarks.md).
  */
 @ApplicationScoped
-public class RunningRequests {
+public class InFlightRequests {
 
     record Answer(String fingerprint, Reply reply, long lingerNanos) {
     }
@@ -59,19 +59,19 @@ public class RunningRequests {
     private final long maxBytes;
 
     @Inject
-    public RunningRequests(IdempotencyConfig config) {
+    public InFlightRequests(IdempotencyConfig config) {
         this(config.replica().linger(), config.replica().replayLinger(), config.replica().maxEntries(),
                 config.replica().maxBytes().asLongValue());
     }
 
-    RunningRequests(Duration linger, Duration replayLinger, int maxEntries, long maxBytes) {
+    InFlightRequests(Duration linger, Duration replayLinger, int maxEntries, long maxBytes) {
         this.lingerNanos = maxBytes > 0 ? linger.toNanos() : 0;
         this.replayLingerNanos = maxBytes > 0 ? replayLinger.toNanos() : 0;
         this.maxEntries = maxEntries;
         this.maxBytes = maxBytes;
         // expired and evicted in Caffeine's own maintenance, run by the thread that touches the cache
         this.answered = Caffeine.newBuilder().expireAfter(Expiry.<String, Answer>writing((id, a) -> Duration.ofNanos(
-                a.lingerNanos()))).maximumWeight(Math.max(maxBytes, 1)).weigher(RunningRequests::weight)
+                a.lingerNanos()))).maximumWeight(Math.max(maxBytes, 1)).weigher(InFlightRequests::weight)
                 .executor(Runnable::run).build();
     }
 

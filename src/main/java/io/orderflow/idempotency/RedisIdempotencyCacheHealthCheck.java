@@ -15,12 +15,12 @@ import org.eclipse.microprofile.health.Readiness;
  */
 @Readiness
 @ApplicationScoped
-public class RedisShutterHealthCheck implements AsyncHealthCheck {
+public class RedisIdempotencyCacheHealthCheck implements AsyncHealthCheck {
 
     private final ReactiveRedisDataSource redis;
     private final IdempotencyConfig config;
 
-    public RedisShutterHealthCheck(ReactiveRedisDataSource redis, IdempotencyConfig config) {
+    public RedisIdempotencyCacheHealthCheck(ReactiveRedisDataSource redis, IdempotencyConfig config) {
         this.redis = redis;
         this.config = config;
     }

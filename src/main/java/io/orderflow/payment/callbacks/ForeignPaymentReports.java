@@ -24,9 +24,10 @@ import org.jboss.logging.Logger;
  * capture is refunded), a capture whose transaction id another order owns ({@code txn-reused}).
  */
 @ApplicationScoped
-public class OtherPayments {
+public class ForeignPaymentReports {
 
-    private static final Logger LOG = Logger.getLogger(OtherPayments.class);
+    /** The log category this class had under its former name, which log filters and alerts may name. */
+    private static final Logger LOG = Logger.getLogger("io.orderflow.payment.callbacks.OtherPayments");
 
     private final PaymentAttempts attempts;
     private final PaymentCaptures captures;
@@ -35,7 +36,7 @@ public class OtherPayments {
     private final Acknowledgements acks;
     private final Times times;
 
-    public OtherPayments(PaymentAttempts attempts, PaymentCaptures captures, Anomalies anomalies,
+    public ForeignPaymentReports(PaymentAttempts attempts, PaymentCaptures captures, Anomalies anomalies,
             AnomalousReports anomalous, Acknowledgements acks, Times times) {
         this.attempts = attempts;
         this.captures = captures;

@@ -29,9 +29,10 @@ import org.jboss.logging.Logger;
 // @Startup: its metrics exist from startup, at zero, for the alerts (k8s/monitoring)
 @Startup
 @ApplicationScoped
-public class RedisShutter {
+public class RedisIdempotencyCache {
 
-    private static final Logger LOG = Logger.getLogger(RedisShutter.class);
+    /** The log category this class had under its former name, which log filters and alerts may name. */
+    private static final Logger LOG = Logger.getLogger("io.orderflow.idempotency.RedisShutter");
     private static final String PENDING = "p:";
     private static final String DONE = "d:";
     private static final long POLL_MILLIS = 15;
@@ -69,7 +70,7 @@ public class RedisShutter {
     private final AtomicInteger failuresInARow = new AtomicInteger();
     private volatile long openUntilNanos = System.nanoTime();
 
-    public RedisShutter(ReactiveRedisDataSource redis, IdempotencyConfig config, MeterRegistry registry) {
+    public RedisIdempotencyCache(ReactiveRedisDataSource redis, IdempotencyConfig config, MeterRegistry registry) {
         this.values = redis.value(String.class);
         this.config = config.redis();
         this.fallbacks = Counter.builder("orderflow.idempotency.redis.fallbacks")
@@ -87,7 +88,7 @@ public class RedisShutter {
         }
         SetArgs args = new SetArgs().nx().ex(config.pendingTtl());
         return bounded(values.setGet(redisKey(claim), PENDING + claim.fingerprint(), args))
-                .map(RedisShutter::peek)
+                .map(RedisIdempotencyCache::peek)
                 .onFailure().recoverWithItem(failure -> unavailable(failure));
     }
 

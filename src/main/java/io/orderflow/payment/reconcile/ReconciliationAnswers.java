@@ -11,12 +11,12 @@ import io.orderflow.payment.spi.RefundState;
  * What a provider's answer to the janitor's question means, as the notification the provider would have sent: so
  * that it is applied through the callbacks' own path and dedup. Null where it settles nothing.
  */
-public final class QueryAnswers {
+public final class ReconciliationAnswers {
 
     /** The query itself was refused: nothing is known about the payment. */
     public static final String QUERY_DECLINED = "query-declined";
 
-    private QueryAnswers() {
+    private ReconciliationAnswers() {
     }
 
     /** What the provider's answer means as a notification; null when it settles nothing (still pending, unknown). */

@@ -3,7 +3,7 @@ package io.orderflow.idempotency;
 import java.time.Duration;
 
 /** Business tier of a dedup record; decides its retention. */
-public enum Tier {
+public enum RetentionTier {
     ORDERS, PAYMENTS;
 
     public Duration retention(IdempotencyConfig config) {

@@ -27,8 +27,8 @@ class RunningRequestsTest {
 
     private static KeyClaim claim(String key, String fingerprint) {
         Instant now = Instant.now();
-        return new KeyClaim("customer:c POST /orders ", key, fingerprint, Tier.ORDERS, now, now.plusSeconds(60),
-                UUID.randomUUID());
+        return new KeyClaim("customer:c POST /orders ", key, fingerprint, RetentionTier.ORDERS, now,
+                now.plusSeconds(60), UUID.randomUUID());
     }
 
     private static Reply reply(int bytes) {
@@ -37,7 +37,7 @@ class RunningRequestsTest {
 
     @Test
     void shouldNotHoldMoreRequestsThanItsCountCap() {
-        RunningRequests running = new RunningRequests(Duration.ZERO, Duration.ZERO, 1, 1 << 20);
+        InFlightRequests running = new InFlightRequests(Duration.ZERO, Duration.ZERO, 1, 1 << 20);
         AtomicInteger works = new AtomicInteger();
         CompletableFuture<Reply> never = new CompletableFuture<>();
         running.runOrJoin(claim("a", "f"), () -> Uni.createFrom().completionStage(never), JOIN, WAIT)
@@ -58,8 +58,8 @@ class RunningRequestsTest {
 
     @Test
     void shouldNotLetAnAnswerLingerBeyondItsByteBudget() {
-        long budget = RunningRequests.ENTRY_BYTES + 1000;
-        RunningRequests running = new RunningRequests(Duration.ofHours(1), Duration.ofHours(1), 100, budget);
+        long budget = InFlightRequests.ENTRY_BYTES + 1000;
+        InFlightRequests running = new InFlightRequests(Duration.ofHours(1), Duration.ofHours(1), 100, budget);
         AtomicInteger works = new AtomicInteger();
         running.runOrJoin(claim("big", "f"), () -> {
             works.incrementAndGet();
@@ -83,20 +83,20 @@ class RunningRequestsTest {
 
     @Test
     void shouldKeepLingeringAnswersWithinTheBudgetWhateverHowManyKeysArrive() {
-        long budget = 50L * (RunningRequests.ENTRY_BYTES + 200);
-        RunningRequests running = new RunningRequests(Duration.ofHours(1), Duration.ofHours(1), 100, budget);
+        long budget = 50L * (InFlightRequests.ENTRY_BYTES + 200);
+        InFlightRequests running = new InFlightRequests(Duration.ofHours(1), Duration.ofHours(1), 100, budget);
         for (int i = 0; i < 1000; i++) {
             running.runOrJoin(claim("flood-" + i, "f"), () -> Uni.createFrom().item(reply(10)), JOIN, WAIT)
                     .await().atMost(WAIT);
         }
         long held = running.held();
         // each weighs at least its body and the entry around it
-        assertTrue(held > 0 && held * (RunningRequests.ENTRY_BYTES + 10) <= budget, "lingering answers held: " + held);
+        assertTrue(held > 0 && held * (InFlightRequests.ENTRY_BYTES + 10) <= budget, "lingering answers held: " + held);
     }
 
     @Test
     void shouldForgetAnAnswerOnceItsLingerIsOver() throws InterruptedException {
-        RunningRequests running = new RunningRequests(Duration.ofMillis(50), Duration.ofMillis(50), 100, 1 << 20);
+        InFlightRequests running = new InFlightRequests(Duration.ofMillis(50), Duration.ofMillis(50), 100, 1 << 20);
         AtomicInteger works = new AtomicInteger();
         Supplier<Uni<Reply>> work = () -> {
             works.incrementAndGet();
@@ -111,7 +111,7 @@ class RunningRequestsTest {
 
     @Test
     void shouldKeepTheAnswerToARepeatLongerThanAFirstAnswer() throws InterruptedException {
-        RunningRequests running = new RunningRequests(Duration.ofMillis(50), Duration.ofHours(1), 100, 1 << 20);
+        InFlightRequests running = new InFlightRequests(Duration.ofMillis(50), Duration.ofHours(1), 100, 1 << 20);
         AtomicInteger works = new AtomicInteger();
         running.runOrJoin(claim("new", "f"), () -> {
             works.incrementAndGet();
@@ -138,7 +138,7 @@ class RunningRequestsTest {
     @Test
     void shouldKeepANewKeysDuplicateVerdictNoLongerThanAFirstAnswerThoughItIsMarkedReplayed()
             throws InterruptedException {
-        RunningRequests running = new RunningRequests(Duration.ofMillis(50), Duration.ofHours(1), 100, 1 << 20);
+        InFlightRequests running = new InFlightRequests(Duration.ofMillis(50), Duration.ofHours(1), 100, 1 << 20);
         AtomicInteger works = new AtomicInteger();
         // the state machine's duplicate: the order had already shipped, the key is new (nothing stored replayed it)
         Supplier<Uni<Reply>> duplicate = () -> {
@@ -153,7 +153,7 @@ class RunningRequestsTest {
 
     @Test
     void shouldNotKeepAnAnswerNoStoreMayKeepAfterItsRequest() {
-        RunningRequests running = new RunningRequests(Duration.ofHours(1), Duration.ofHours(1), 100, 1 << 20);
+        InFlightRequests running = new InFlightRequests(Duration.ofHours(1), Duration.ofHours(1), 100, 1 << 20);
         AtomicInteger works = new AtomicInteger();
         Supplier<Uni<Reply>> secret = () -> {
             works.incrementAndGet();
@@ -167,7 +167,7 @@ class RunningRequestsTest {
 
     @Test
     void shouldJudgeARepeatWithAnotherBodyByTheFirstCopysAnswerNotByItsOwnGuess() {
-        RunningRequests running = new RunningRequests(Duration.ZERO, Duration.ZERO, 100, 1 << 20);
+        InFlightRequests running = new InFlightRequests(Duration.ZERO, Duration.ZERO, 100, 1 << 20);
         CompletableFuture<Reply> firstAnswer = new CompletableFuture<>();
         running.runOrJoin(claim("k", "first"), () -> Uni.createFrom().completionStage(firstAnswer), JOIN, WAIT)
                 .subscribe().with(ignored -> { });
@@ -188,7 +188,7 @@ class RunningRequestsTest {
 
     @Test
     void shouldForgetEveryRequestOnceItAnsweredWhenNothingLingers() {
-        RunningRequests running = new RunningRequests(Duration.ZERO, Duration.ZERO, 100, 1 << 20);
+        InFlightRequests running = new InFlightRequests(Duration.ZERO, Duration.ZERO, 100, 1 << 20);
         for (int i = 0; i < 50; i++) {
             running.runOrJoin(claim("k" + i, "f"), () -> Uni.createFrom().item(reply(3)), JOIN, WAIT)
                     .await().atMost(WAIT);
