@@ -19,6 +19,7 @@ import io.orderflow.order.domain.OrderNotFoundException;
 import io.orderflow.order.domain.TransitionConflictException;
 import io.orderflow.order.domain.VersionMismatchException;
 import io.orderflow.order.persistence.OrderMapping;
+import io.orderflow.order.persistence.OrderMove;
 import io.orderflow.order.persistence.OrderRepository;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -151,7 +152,7 @@ public class OrderService {
         }
         List<SameStatementWrite> writes = new ArrayList<>(recordOf(claim));
         writes.addAll(part.writes());
-        return orders.transition(command, times.now(), writes, part.changes()).chain(outcome -> {
+        return orders.transition(move(command), times.now(), writes, part.changes()).chain(outcome -> {
             if (outcome == null || !OrderLookup.owns(command.owner(), outcome.order())) {
                 throw new OrderNotFoundException(command.orderId());
             }
@@ -183,6 +184,12 @@ public class OrderService {
                         new IllegalTransitionException(outcome.order().status(), command.event()));
             };
         });
+    }
+
+    /** What the transition statement checks and writes of the command. */
+    private static OrderMove move(TransitionCommand command) {
+        return new OrderMove(command.orderId(), command.event(), command.details(), command.ifMatch(),
+                command.owner(), command.source(), command.actor(), command.requestKey());
     }
 
     private RuntimeException refused(TransitionCommand command, RuntimeException why) {

@@ -41,6 +41,13 @@ public final class PersistenceLayerRules {
             .should().dependOnClassesThat().resideInAPackage("io.orderflow.idempotency..")
             .because("the dedup record reaches the CAS statement as an opaque same-statement write");
 
+    /** The order's persistence takes what it writes ({@code OrderMove}), not the service's command or result. */
+    @ArchTest
+    static final ArchRule theOrderRepositoryShouldNotUseTheOrderServiceLayer = noClasses()
+            .that().resideInAPackage("io.orderflow.order.persistence..")
+            .should().dependOnClassesThat().resideInAPackage("io.orderflow.order")
+            .because("persistence sits beneath the service: it speaks the domain's words and its own values");
+
     /** DedupRecord (PostgreSQL) and RedisIdempotencyCache (Redis) keep the same stored form: ReplyCodec reads both. */
     @ArchTest
     static final ArchRule storedRepliesShouldBeDecodedByOneCodec = ArchRuleDefinition.classes()

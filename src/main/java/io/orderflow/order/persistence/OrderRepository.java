@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.common.Db;
 import io.orderflow.common.ResendSafety;
 import io.orderflow.common.SameStatementWrite;
-import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.Order;
 import io.orderflow.order.domain.OrderEvent;
@@ -114,45 +113,44 @@ public class OrderRepository {
 
     /**
      * The compare-and-set, in one statement (see {@link TransitionSql}): moves the order if the event applies to
-     * its status (and If-Match's version, the owner and, for provider reports, the amount agree), appending the
+     * its status (and the expected version, the owner and, for provider reports, the amount agree), appending the
      * history row and {@code writes}; otherwise changes nothing and returns the order as it stands with its
      * history. Under group commit ({@link GroupCommit}) a first-time transition of a client event may share its
      * statement with other orders' transitions; its outcome is the same.
      *
-     * @param moreChanges fields set besides the event's own (a participant's, see
-     *        {@link io.orderflow.order.TransitionParticipant})
+     * @param moreChanges fields set besides the event's own (such as the payment attempt a PAY starts)
      * @return null when there is no such order
      */
-    public Uni<Outcome> transition(TransitionCommand command, Instant now, List<SameStatementWrite> writes,
+    public Uni<Outcome> transition(OrderMove move, Instant now, List<SameStatementWrite> writes,
             Map<OrderField, Object> moreChanges) {
         Map<OrderField, Object> changes = new EnumMap<>(OrderField.class);
-        changes.putAll(command.details().changes(command.event(), now));
+        changes.putAll(move.details().changes(move.event(), now));
         changes.putAll(moreChanges);
-        Map<OrderField, Object> required = command.details().requires(command.event());
-        EventDetails.ProviderReport report = command.details() instanceof EventDetails.ProviderReport r ? r : null;
-        String details = mapping.detailsJson(command.details());
-        Supplier<Uni<Object[]>> alone = () -> single(command, now, details, changes, required, report, writes);
+        Map<OrderField, Object> required = move.details().requires(move.event());
+        EventDetails.ProviderReport report = move.details() instanceof EventDetails.ProviderReport r ? r : null;
+        String details = mapping.detailsJson(move.details());
+        Supplier<Uni<Object[]>> alone = () -> single(move, now, details, changes, required, report, writes);
         Uni<Object[]> row = groupCommit.enabled() && required.isEmpty() && report == null
                 && TransitionBatchSql.batchable(writes)
-                        ? groupCommit.submit(TransitionBatchSql.statement(command.event(), changes.keySet(), writes),
-                                command.orderId(), batchValues(command, now, details, changes, writes), alone)
+                        ? groupCommit.submit(TransitionBatchSql.statement(move.event(), changes.keySet(), writes),
+                                move.orderId(), batchValues(move, now, details, changes, writes), alone)
                         : alone.get();
-        return row.map(found -> found == null ? null : outcome(command.orderId(), found));
+        return row.map(found -> found == null ? null : outcome(move.orderId(), found));
     }
 
     /** The compare-and-set of one order, in one statement of its own. */
-    private Uni<Object[]> single(TransitionCommand command, Instant now, String details,
+    private Uni<Object[]> single(OrderMove move, Instant now, String details,
             Map<OrderField, Object> changes, Map<OrderField, Object> required, EventDetails.ProviderReport report,
             List<SameStatementWrite> writes) {
-        String sql = TransitionSql.statement(command.event(), changes.keySet(), required.keySet(), report != null,
+        String sql = TransitionSql.statement(move.event(), changes.keySet(), required.keySet(), report != null,
                 writes);
         return db.run(ResendSafety.GUARDED, session -> {
             Mutiny.SelectionQuery<Object[]> query = session.createNativeQuery(sql,
                     session.getResultSetMapping(Object[].class, OrderEntity.TRANSITION_OUTCOME))
-                    .setParameter("id", command.orderId()).setParameter("event", command.event().name())
-                    .setParameter("now", now).setParameter("owner", command.owner())
-                    .setParameter("version", command.ifMatch()).setParameter("source", command.source())
-                    .setParameter("actor", command.actor()).setParameter("requestKey", command.requestKey()).setParameter("details", details);
+                    .setParameter("id", move.orderId()).setParameter("event", move.event().name())
+                    .setParameter("now", now).setParameter("owner", move.owner())
+                    .setParameter("version", move.expectedVersion()).setParameter("source", move.source())
+                    .setParameter("actor", move.actor()).setParameter("requestKey", move.requestKey()).setParameter("details", details);
             changes.forEach((field, value) -> query.setParameter(TransitionSql.paramName(field), value));
             required.forEach((field, value) -> query.setParameter(TransitionSql.requiredName(field), value));
             if (report != null) {
@@ -164,16 +162,16 @@ public class OrderRepository {
     }
 
     /** The transition's values for the batch statement's columns (see {@link TransitionBatchSql#BASE}). */
-    private static Map<String, Object> batchValues(TransitionCommand command, Instant now, String details,
+    private static Map<String, Object> batchValues(OrderMove move, Instant now, String details,
             Map<OrderField, Object> changes, List<SameStatementWrite> writes) {
         Map<String, Object> values = new HashMap<>();
-        values.put("id", command.orderId());
+        values.put("id", move.orderId());
         values.put("now", now);
-        values.put("owner", command.owner());
-        values.put("version", command.ifMatch());
-        values.put("source", command.source());
-        values.put("actor", command.actor());
-        values.put("request_key", command.requestKey());
+        values.put("owner", move.owner());
+        values.put("version", move.expectedVersion());
+        values.put("source", move.source());
+        values.put("actor", move.actor());
+        values.put("request_key", move.requestKey());
         values.put("details", details);
         changes.forEach((field, value) -> values.put(TransitionSql.paramName(field), value));
         writes.forEach(write -> values.putAll(write.parameters()));
