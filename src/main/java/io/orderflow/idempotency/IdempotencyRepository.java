@@ -157,20 +157,6 @@ public class IdempotencyRepository {
                 .setParameter("grace", (double) grace.toSeconds()).setParameter("batch", batch).executeUpdate());
     }
 
-    /**
-     * Deletes up to {@code batch} submit tokens that expired longer than {@code grace} ago and that no dedup record
-     * needs any more: a used token keys its request's record, and a replay must find the token for as long as the
-     * record stands (its own purge comes first).
-     */
-    public Uni<Integer> purgeSubmitTokens(Duration grace, int batch) {
-        return db.run(session -> session.createNativeQuery("delete from submit_tokens t using (select token"
-                + " from submit_tokens s where expires_at <= now() - make_interval(secs => :grace)"
-                + " and not exists (select 1 from idempotency_keys k where k.scope = s.consumed_scope"
-                + " and k.idem_key = s.token) order by expires_at limit :batch for update skip locked) old"
-                + " where t.token = old.token")
-                .setParameter("grace", (double) grace.toSeconds()).setParameter("batch", batch).executeUpdate());
-    }
-
     /** True when {@code failure} is the unique index on (scope, idem_key) refusing a second record. */
     public static boolean isDuplicateKey(Throwable failure) {
         Throwable cause = ProblemMapper.unwrap(failure);

@@ -24,13 +24,16 @@ public class IdempotencySweeper {
     }
 
     private final IdempotencyRepository repository;
+    private final OneTimeTokens tokens;
     private final IdempotencyConfig config;
 
     private final Lifecycle lifecycle;
 
-    public IdempotencySweeper(IdempotencyRepository repository, IdempotencyConfig config, Lifecycle lifecycle) {
+    public IdempotencySweeper(IdempotencyRepository repository, OneTimeTokens tokens, IdempotencyConfig config,
+            Lifecycle lifecycle) {
         this.lifecycle = lifecycle;
         this.repository = repository;
+        this.tokens = tokens;
         this.config = config;
     }
 
@@ -58,8 +61,8 @@ public class IdempotencySweeper {
         Duration grace = config.retention().purgeGrace();
         return drain(() -> repository.expireDue(batch), batch, 0)
                 .chain(expired -> drain(() -> repository.purgeExpired(grace, batch), batch, 0)
-                        .chain(purged -> drain(() -> repository.purgeSubmitTokens(grace, batch), batch, 0)
-                                .map(tokens -> new Swept(expired, purged, tokens))));
+                        .chain(purged -> drain(() -> tokens.purgeExpired(grace, batch), batch, 0)
+                                .map(tokensPurged -> new Swept(expired, purged, tokensPurged))));
     }
 
     private static Uni<Integer> drain(Supplier<Uni<Integer>> step, int batch, int done) {
