@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Vetoed;
 import jakarta.inject.Singleton;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -58,28 +59,33 @@ class BeanCycleTest {
     }
 
     /** Calls its participants, and is also what they read through: the cycle. */
+    @Vetoed // a fixture for the graph only: never a bean of the test application
     @ApplicationScoped
     static class ReadingService implements Reader {
         ReadingService(Instance<Participant> participants) {
         }
     }
 
+    @Vetoed // a fixture for the graph only: never a bean of the test application
     @ApplicationScoped
     static class Service {
         Service(Instance<Participant> participants) {
         }
     }
 
+    @Vetoed // a fixture for the graph only: never a bean of the test application
     @ApplicationScoped
     static class OwnReader implements Reader {
     }
 
+    @Vetoed // a fixture for the graph only: never a bean of the test application
     @Singleton
     static class Participant {
         Participant(Starts starts) {
         }
     }
 
+    @Vetoed // a fixture for the graph only: never a bean of the test application
     @ApplicationScoped
     static class Starts {
         Starts(Reader orders) {
