@@ -41,9 +41,13 @@ class BeanCycleTest {
         JavaClasses fixture = new ClassFileImporter().importClasses(ReadingService.class, Participant.class,
                 Starts.class, Reader.class, NotABean.class);
 
-        assertEquals(List.of("architecture.BeanCycleTest$ReadingService -[Instance<Participant>]->"
-                + " architecture.BeanCycleTest$Participant -> architecture.BeanCycleTest$Starts -[Reader]->"
-                + " architecture.BeanCycleTest$ReadingService"), BeanGraph.of(fixture).cycles());
+        // the walk may enter the cycle at any of its beans: compare the path as a ring
+        List<String> cycles = BeanGraph.of(fixture).cycles();
+        assertEquals(1, cycles.size(), cycles::toString);
+        String ring = cycles.get(0).substring(cycles.get(0).indexOf(' ')) + cycles.get(0).substring(cycles.get(0).indexOf(' '));
+        assertTrue(ring.contains(" -[Instance<Participant>]-> architecture.BeanCycleTest$Participant ->"
+                + " architecture.BeanCycleTest$Starts -[Reader]-> architecture.BeanCycleTest$ReadingService"
+                + " -[Instance<Participant>]->"), cycles::toString);
     }
 
     @Test
