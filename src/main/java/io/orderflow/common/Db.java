@@ -58,11 +58,17 @@ public class Db {
 
     /**
      * Runs {@code work} in one transaction (BEGIN, its statements, COMMIT) of a stateless session of its own: for
-     * background work that must hold row locks across statements and another system's answer (the event relay). Not
+     * background work that must hold locks across statements and another system's answer (the event relay). Not
      * shed, never re-sent (its caller retries on its next round) and not counted with the requests' units of work.
+     * Each statement is bounded by PostgreSQL ({@code SET LOCAL statement_timeout}), not by a timeout on the whole:
+     * cancelling a transaction midway leaves Hibernate Reactive closing a live one (HR000090), while a statement
+     * PostgreSQL cancels fails the transaction, which rolls back cleanly.
      */
     public <T> Uni<T> transaction(Function<Mutiny.StatelessSession, Uni<T>> work) {
-        return sessions.withStatelessTransaction(work).ifNoItem().after(config.statementTimeout()).fail();
+        String timeout = config.statementTimeout().toMillis() + "ms";
+        return sessions.withStatelessTransaction(session -> session
+                .createNativeQuery("select set_config('statement_timeout', :timeout, true)")
+                .setParameter("timeout", timeout).getSingleResult().chain(() -> work.apply(session)));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.orderflow.events;
 
 import static io.orderflow.support.OrderMother.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.support.Auth;
@@ -70,6 +71,29 @@ class EventRelayTest {
         assertEquals(2, (int) onVertx(relay::relay), "both events in one round");
         assertEquals(List.of("io.orderflow.order.created", "io.orderflow.order.cancel"),
                 OutboxEvents.about(id, OutboxEvents.stream(redis)).stream().map(e -> e.get("type").asText()).toList());
+    }
+
+    @Test
+    void shouldLeaveNoStatementWaitingWhenARoundTimesOut() throws Exception {
+        relayAll();
+        String id = createOrder();
+        try (Connection other = Sql.connect()) {
+            other.setAutoCommit(false);
+            try (PreparedStatement feed = other.prepareStatement("select pg_advisory_xact_lock(?)")) {
+                feed.setLong(1, Outbox.POSITION_LOCK);
+                feed.executeQuery();
+            }
+            assertThrows(AssertionError.class, () -> onVertx(relay::relay), "the round waits past its timeout");
+            assertEquals(0, Sql.count("select count(*) from pg_stat_activity where datname = current_database()"
+                    + " and wait_event_type = 'Lock' and wait_event = 'advisory'"),
+                    "PostgreSQL cancelled the round's statement and rolled it back");
+            other.rollback();
+        }
+        assertEquals(1, (int) onVertx(relay::relay), "the creation goes out again in the next round");
+        List<JsonNode> events = OutboxEvents.about(id, OutboxEvents.stream(redis));
+        assertEquals(List.of("io.orderflow.order.created", "io.orderflow.order.created"),
+                events.stream().map(e -> e.get("type").asText()).toList(), "appended by both rounds");
+        assertEquals(1, events.stream().map(e -> e.get("id").asText()).distinct().count(), "with one CloudEvent id");
     }
 
     @Test

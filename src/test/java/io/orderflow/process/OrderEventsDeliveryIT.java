@@ -185,7 +185,9 @@ class OrderEventsDeliveryIT {
                 + "; feed " + feed.summary() + "; appended per replica " + relayed);
         assertAll(
                 () -> assertEquals(List.of(), storm.unexpected(), "every request answered as expected"),
-                () -> assertTrue(relayed.stream().allMatch(n -> n > 0), "each replica relayed: " + relayed),
+                // rounds take turns under a try-lock, so a replica may never win one; the turn must change hands
+                () -> assertTrue(relayed.stream().filter(n -> n > 0).count() >= 2,
+                        "the relay's turn passed between replicas: " + relayed),
                 () -> assertEquals(List.of(), sample(stream.problems()), stream.problems().size() + " problems"),
                 () -> assertEquals(List.of(), sample(feed.problems()), feed.problems().size() + " problems"));
     }
