@@ -1,5 +1,6 @@
 package io.orderflow.payment;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
@@ -15,8 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanId;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.orderflow.common.Spans;
 import io.orderflow.payment.spi.ProviderSpans;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
@@ -120,6 +123,22 @@ class TracingTest extends SandboxedProviderTest {
         assertEquals(1, transitionLines.size(), "the PAY's transition line: " + transitionLines);
         assertTrue(transitionLines.get(0).contains("traceId=" + request.getTraceId() + " spanId="),
                 "the log line names the trace: " + transitionLines.get(0));
+    }
+
+    @Test
+    void shouldMarkAProviderCallThatTheProviderRefusedFailedWithItsCode() {
+        String id = createOrder();
+        server.stubFor(post("/v1/payment_intents").willReturn(aResponse().withStatus(402)
+                .withHeader("Content-Type", "application/json").withBody("{\"error\":{\"type\":\"card_error\","
+                        + "\"code\":\"card_declined\",\"message\":\"Your card was declined.\"}}")));
+        spans.reset();
+        postKeyed(id, "pay", Map.of("provider", "stripe"), newKey());
+        Await.until(() -> spans.getFinishedSpanItems().stream()
+                .anyMatch(span -> span.getName().equals("stripe create-payment")), "the provider call's span");
+        SpanData call = spans.getFinishedSpanItems().stream()
+                .filter(span -> span.getName().equals("stripe create-payment")).findFirst().orElseThrow();
+        assertEquals(StatusCode.ERROR, call.getStatus().getStatusCode(), call.toString());
+        assertEquals("card_declined", call.getAttributes().get(Spans.ERROR_TYPE), call.toString());
     }
 
     private Optional<SpanData> serverSpanOfPay() {
