@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.orderflow.common.ResendPolicy.Verdict;
 import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.impl.NoStackTraceThrowable;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import java.net.ConnectException;
@@ -17,9 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.hibernate.HibernateException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /** Which broken statements the service sends again itself, and that it stops at the bound. */
 class ResendPolicyTest {
@@ -28,8 +30,8 @@ class ResendPolicyTest {
     private static final Throwable ADMIN_SHUTDOWN = new PgException("terminating connection due to administrator"
             + " command", "FATAL", "57P01", null);
     /** What Hibernate Reactive reports when the pool handed out a connection that had died while idle. */
-    private static final Throwable DIED_IDLE = new org.hibernate.HibernateException(
-            new io.vertx.core.impl.NoStackTraceThrowable("Connection is not active now, current status: CLOSED"));
+    private static final Throwable DIED_IDLE = new HibernateException(
+            new NoStackTraceThrowable("Connection is not active now, current status: CLOSED"));
     private static final Throwable READ_ONLY = new PgException("cannot execute UPDATE in a read-only transaction",
             "ERROR", "25006", null);
     private static final Throwable UNIQUE = new PgException("duplicate key value violates unique constraint"

@@ -5,13 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
-import io.orderflow.support.Contract;
 import io.orderflow.support.Callbacks;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Sql;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
-import io.quarkus.test.junit.QuarkusTest;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -83,7 +85,7 @@ class HostileInputTest {
             check("bearer " + value, Auth.bearer(value).filter(Contract.invalidRequest()).contentType(ContentType.JSON)
                     .header("Idempotency-Key", newKey()).body(orderBody(customer)).post("/orders"));
             check("token bearer " + value, Auth.bearer(value).filter(Contract.invalidRequest()).post("/idempotency-tokens"));
-            check("signature " + value, io.restassured.RestAssured.given().filter(Contract.invalidRequest()).contentType(ContentType.JSON)
+            check("signature " + value, RestAssured.given().filter(Contract.invalidRequest()).contentType(ContentType.JSON)
                     .header("Payment-Signature", value).body(Callbacks.success(created, AMOUNT, "EUR", "t1"))
                     .post("/payments/" + Callbacks.PROVIDER + "/callbacks"));
         }
@@ -93,7 +95,7 @@ class HostileInputTest {
         }
         for (String template : callbackTemplates(created)) {
             for (String body : variants(template)) {
-                Response signed = Callbacks.deliverInvalid(body, Callbacks.signature(Callbacks.SECRET, java.time.Instant.now().getEpochSecond(), body));
+                Response signed = Callbacks.deliverInvalid(body, Callbacks.signature(Callbacks.SECRET, Instant.now().getEpochSecond(), body));
                 check("signed callback " + body, signed);
                 if (signed.statusCode() < 300 && !"invalid".equals(signed.jsonPath().getString("outcome"))) {
                     failures.add("signed callback " + body + ": applied as " + signed.asString());

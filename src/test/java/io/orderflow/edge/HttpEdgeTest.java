@@ -7,11 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.orderflow.support.Auth;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Contract;
+import io.orderflow.support.Sql;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.parser.OpenAPIV3Parser;
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
@@ -20,6 +21,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -68,7 +70,7 @@ class HttpEdgeTest {
                 .body("type", is(TYPES + "idempotency-key-invalid"));
         Auth.customer(customer).filter(Contract.invalidRequest()).contentType(ContentType.JSON).body(orderBody(customer))
                 .post("/orders").then().statusCode(400).body("type", is(TYPES + "idempotency-key-missing"));
-        assertEquals(0, io.orderflow.support.Sql.count("select count(*) from orders where customer_id = ?", customer));
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 
     @Test
@@ -78,7 +80,7 @@ class HttpEdgeTest {
                 .header("Idempotency-Key", newKey()).header("Idempotency-Key", newKey()).body(orderBody(customer))
                 .post("/orders").then().statusCode(400).contentType("application/problem+json")
                 .body("type", is(TYPES + "idempotency-key-invalid"));
-        assertEquals(0, io.orderflow.support.Sql.count("select count(*) from orders where customer_id = ?", customer));
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 
     @Test
@@ -93,7 +95,7 @@ class HttpEdgeTest {
                     .header("Idempotency-Key", newKey()).body(body).post("/orders").then().statusCode(400)
                     .contentType("application/problem+json").body("type", is(TYPES + "malformed-body"));
         }
-        assertEquals(0, io.orderflow.support.Sql.count("select count(*) from orders where customer_id = ?", customer));
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 
     @Test
@@ -142,7 +144,7 @@ class HttpEdgeTest {
         Auth.customer(customer).filter(Contract.invalidRequest()).accept("image/png").contentType(ContentType.JSON)
                 .header("Idempotency-Key", newKey()).body(payBody()).post("/orders/" + order + "/pay").then()
                 .statusCode(406).contentType("application/problem+json").body("type", is(TYPES + "not-acceptable"));
-        assertEquals(0, io.orderflow.support.Sql.historyCount(order, "PAY"), "a refused PAY moved nothing");
+        assertEquals(0, Sql.historyCount(order, "PAY"), "a refused PAY moved nothing");
     }
 
     @TestHTTPResource("/orders")
@@ -155,7 +157,7 @@ class HttpEdgeTest {
     private HttpResponse<String> postChunked(String customer, String body) throws Exception {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         HttpRequest request = HttpRequest.newBuilder(orders).version(HttpClient.Version.HTTP_1_1)
-                .header("Authorization", "Bearer " + io.orderflow.support.Auth.token("customer", customer))
+                .header("Authorization", "Bearer " + Auth.token("customer", customer))
                 .header("Content-Type", "application/json").header("Idempotency-Key", newKey())
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes))).build();
         HttpResponse<String> answer = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
@@ -184,14 +186,14 @@ class HttpEdgeTest {
 
     private void assertChunkedBodyRefused(int paddingBytes) throws Exception {
         String customer = newCustomer();
-        JsonObject body = new JsonObject(new java.util.HashMap<>(orderBody(customer))).put("padding",
+        JsonObject body = new JsonObject(new HashMap<>(orderBody(customer))).put("padding",
                 "x".repeat(paddingBytes));
         HttpResponse<String> answer = postChunked(customer, body.encode());
         assertEquals(413, answer.statusCode(), answer.body());
         assertEquals("application/problem+json", answer.headers().firstValue("Content-Type").orElse(null));
         assertEquals(TYPES + "payload-too-large", new JsonObject(answer.body()).getString("type"));
-        assertEquals(0, io.orderflow.support.Sql.count("select count(*) from orders where customer_id = ?", customer));
-        assertEquals(0, io.orderflow.support.Sql.count("select count(*) from idempotency_keys where scope like ?",
+        assertEquals(0, Sql.count("select count(*) from orders where customer_id = ?", customer));
+        assertEquals(0, Sql.count("select count(*) from idempotency_keys where scope like ?",
                 "customer:" + customer + " %"));
     }
 

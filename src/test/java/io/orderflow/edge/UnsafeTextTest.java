@@ -7,15 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.orderflow.common.Db;
 import io.orderflow.common.problem.ProblemMapper;
 import io.orderflow.support.Auth;
-import io.orderflow.support.Contract;
 import io.orderflow.support.Callbacks;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -68,7 +70,7 @@ class UnsafeTextTest {
     void shouldRefuseARawSurrogateEncodedInTheBody() {
         String customer = newCustomer();
         String[] around = orderWithSku(customer, "A|B").split("\\|");
-        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
         body.writeBytes(around[0].getBytes(StandardCharsets.UTF_8));
         // ED A0 80: a surrogate encoded as if it were a character (CESU-8), which is not UTF-8
         body.writeBytes(new byte[] { (byte) 0xED, (byte) 0xA0, (byte) 0x80 });
@@ -104,7 +106,7 @@ class UnsafeTextTest {
         String event = Callbacks.success(pending, AMOUNT, "EUR", "txn-" + UUID.randomUUID())
                 .replace("\"providerTxnId\":\"txn-", "\"providerTxnId\":\"t" + NUL + "xn-");
         for (int delivery = 0; delivery < 2; delivery++) {
-            Callbacks.deliverInvalid(event, Callbacks.signature(Callbacks.SECRET, java.time.Instant.now().getEpochSecond(), event)).then().statusCode(200).contentType(ContentType.JSON)
+            Callbacks.deliverInvalid(event, Callbacks.signature(Callbacks.SECRET, Instant.now().getEpochSecond(), event)).then().statusCode(200).contentType(ContentType.JSON)
                     .body("outcome", is("invalid"));
         }
         assertEquals(0, Sql.historyCount(pending, "PAYMENT_SUCCEEDED"));

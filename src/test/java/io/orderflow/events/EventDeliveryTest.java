@@ -5,14 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
 import io.orderflow.support.Auth;
-import io.orderflow.support.Management;
 import io.orderflow.support.Await;
 import io.orderflow.support.Callbacks;
+import io.orderflow.support.Management;
 import io.orderflow.support.OutboxEvents;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -89,7 +90,7 @@ class EventDeliveryTest {
             String text = schemas.get(name).toString()
                     .replace("\"$ref\":\"#/components/schemas/", "\"$ref\":\"#/$defs/");
             JsonNode root = new YAMLMapper().readTree(text);
-            ((com.fasterxml.jackson.databind.node.ObjectNode) root).set("$defs", new YAMLMapper().readTree(
+            ((ObjectNode) root).set("$defs", new YAMLMapper().readTree(
                     schemas.toString().replace("\"$ref\":\"#/components/schemas/", "\"$ref\":\"#/$defs/")));
             return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7).getSchema(root);
         } catch (IOException e) {

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -164,7 +165,7 @@ class EventRelayTest {
             Auth.operator().filter(Contract.invalidRequest()).queryParam("limit", limit).get("/events").then()
                     .statusCode(400)
                     .contentType("application/problem+json")
-                    .body("type", org.hamcrest.Matchers.is("https://orderflow.dev/problems/invalid-request"));
+                    .body("type", Matchers.is("https://orderflow.dev/problems/invalid-request"));
         }
         for (String after : List.of("-1", "abc", "99999999999999999999", "1.5")) {
             Auth.operator().filter(Contract.invalidRequest()).queryParam("after", after).get("/events")

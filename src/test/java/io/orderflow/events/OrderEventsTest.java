@@ -14,6 +14,7 @@ import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -44,7 +45,7 @@ class OrderEventsTest {
 
         List<String> events = OutboxEvents.of(id);
         List<String> types = List.of("created", "pay", "payment_succeeded", "ship", "deliver");
-        List<String> froms = new ArrayList<>(java.util.Arrays.asList(null, "CREATED", "PAYMENT_PENDING", "PAID",
+        List<String> froms = new ArrayList<>(Arrays.asList(null, "CREATED", "PAYMENT_PENDING", "PAID",
                 "SHIPPED"));
         assertEquals(5, events.size(), events.toString());
         for (int i = 0; i < 5; i++) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.orderflow.support.Auth;
 import io.orderflow.support.FaultProxies;
 import io.orderflow.support.Management;
+import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -146,7 +147,7 @@ class FaultInjectionTest {
         String id = createOrder();
         double shedBefore = shedCount();
         FaultProxies.postgres.freeze();
-        List<Response> answers = io.orderflow.support.Parallel.run(FaultProxies.MAX_PENDING * 4,
+        List<Response> answers = Parallel.run(FaultProxies.MAX_PENDING * 4,
                 i -> get("/orders/" + id));
         FaultProxies.postgres.unfreeze();
         for (Response answer : answers) {

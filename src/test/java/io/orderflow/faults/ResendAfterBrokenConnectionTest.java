@@ -17,11 +17,13 @@ import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -48,7 +50,7 @@ class ResendAfterBrokenConnectionTest {
     public static class SlowerFaultProxies extends FaultProxies {
         @Override
         public Map<String, String> start() {
-            Map<String, String> config = new java.util.HashMap<>(super.start());
+            Map<String, String> config = new HashMap<>(super.start());
             config.put("orders.database.statement-timeout", "20s");
             config.put("orders.database.resend-within", "10s");
             return config;
@@ -119,7 +121,7 @@ class ResendAfterBrokenConnectionTest {
         double before = resent("keyed");
         CompletableFuture<Response> answer;
         // an uncommitted record of the same key holds the creation's statement on the unique index
-        try (Connection hold = io.orderflow.support.Sql.connect()) {
+        try (Connection hold = Sql.connect()) {
             hold.setAutoCommit(false);
             try (PreparedStatement ps = hold.prepareStatement("insert into idempotency_keys (scope, idem_key, tier,"
                     + " state, fingerprint, created_at, expires_at) values (?, ?, 'ORDERS', 'PENDING', 'hold', now(),"
@@ -167,7 +169,7 @@ class ResendAfterBrokenConnectionTest {
      * Sends {@code request} while the order's row is locked, lets its statement commit with the proxy frozen (so the
      * answer stays on the wire), then cuts the connection: the service has only a broken connection to show for it.
      */
-    private static Response afterACommitWhoseAnswerIsLost(String id, java.util.function.Supplier<Response> request,
+    private static Response afterACommitWhoseAnswerIsLost(String id, Supplier<Response> request,
             String event) throws Exception {
         long before = Sql.historyCount(id, event);
         CompletableFuture<Response> answer;

@@ -5,11 +5,12 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.orderflow.support.Auth;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
-import io.orderflow.support.Auth;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import io.restassured.response.Response;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -54,7 +55,7 @@ class ConcurrentTransitionsTest {
     void shouldCreateOneOrderFrom50ConcurrentCreatesWithOneKey() {
         String key = newKey();
         String customer = "c-" + UUID.randomUUID();
-        List<io.restassured.response.Response> responses = Parallel.run(50,
+        List<Response> responses = Parallel.run(50,
                 i -> createAs(customer, key, orderBody(customer)));
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", customer));
         String id = Sql.string("select id::text from orders where customer_id = ?", customer);

@@ -11,6 +11,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
 
 /** Hundreds of orders, each raced by two paths at once: exactly one path wins per order, and nothing answers 5xx. */
@@ -27,7 +28,7 @@ class RaceTest {
         return untilFinal(() -> postKeyed(id, action, body, key).statusCode());
     }
 
-    private static int untilFinal(java.util.function.IntSupplier send) {
+    private static int untilFinal(IntSupplier send) {
         int status = send.getAsInt();
         for (int attempt = 0; attempt < 10 && status == 503; attempt++) {
             try {

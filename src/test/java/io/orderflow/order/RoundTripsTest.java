@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.support.Callbacks;
+import io.orderflow.support.RedisCache;
 import io.orderflow.support.Sql;
 import io.orderflow.support.WireRoundTrips;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -113,13 +114,13 @@ class RoundTripsTest {
         String warm = paidOrder();
         String warmKey = newKey();
         postKeyed(warm, "ship", shipBody(), warmKey).then().statusCode(200);
-        io.orderflow.support.RedisCache.forgetAfterCached(redis, warmKey);
+        RedisCache.forgetAfterCached(redis, warmKey);
         postKeyed(warm, "ship", shipBody(), warmKey).then().statusCode(200);
         String id = paidOrder();
         String key = newKey();
         Response first = postKeyed(id, "ship", shipBody(), key);
         first.then().statusCode(200);
-        io.orderflow.support.RedisCache.forgetAfterCached(redis, key);
+        RedisCache.forgetAfterCached(redis, key);
         Counted repeat = counting(() -> postKeyed(id, "ship", shipBody(), key));
         repeat.response().then().statusCode(200).header("Idempotent-Replayed", "true");
         assertArrayEquals(first.asByteArray(), repeat.response().asByteArray(), "the stored first response");

@@ -9,6 +9,7 @@ import io.orderflow.support.HaRig;
 import io.orderflow.support.LogScan;
 import io.orderflow.support.ServiceClient;
 import io.orderflow.support.ServiceProcess;
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -349,7 +350,7 @@ class FailoverIT {
                         .GET().build(), HttpResponse.BodyHandlers.ofString()).body();
                 total += text.lines().filter(l -> l.startsWith(prefix))
                         .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // a replica that does not answer its metrics counts nothing this time
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

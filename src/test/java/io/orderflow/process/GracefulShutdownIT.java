@@ -7,10 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.ItDatabase;
 import io.orderflow.support.LogScan;
-import io.orderflow.support.ServiceClient;
 import io.orderflow.support.ServiceClient.Answer;
+import io.orderflow.support.ServiceClient;
 import io.orderflow.support.ServiceProcess;
 import io.orderflow.support.TransitionStream;
+import java.net.ConnectException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -172,7 +173,7 @@ class GracefulShutdownIT {
                     .forEach(c -> cut.add(c.toString()));
             // a refused connection never carried the request; any other failure lost a request that was sent
             stream.pending().stream().filter(c -> !c.pendingAnswer.answered()
-                    && !(c.pendingAnswer.failure() instanceof java.net.ConnectException))
+                    && !(c.pendingAnswer.failure() instanceof ConnectException))
                     .forEach(c -> disconnected.add(c.pendingAnswer.failure().toString()));
             assertLogClean(victim, beforeStop);
             streams.add(stream);

@@ -9,8 +9,8 @@ import io.orderflow.support.InvariantChecker;
 import io.orderflow.support.ItDatabase;
 import io.orderflow.support.LogScan;
 import io.orderflow.support.RedisDb;
-import io.orderflow.support.ServiceClient;
 import io.orderflow.support.ServiceClient.Answer;
+import io.orderflow.support.ServiceClient;
 import io.orderflow.support.ServiceProcess;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,6 +30,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Three replicas of the packaged service — three real processes on their own ports — against one PostgreSQL database
@@ -64,7 +65,7 @@ class MultiReplicaIT {
         List<Long> beforeStop = replicas.stream().map(ServiceProcess::logLineCount).toList();
         replicas.forEach(ServiceProcess::sigterm);
         replicas.forEach(r -> r.awaitExit(Duration.ofSeconds(90)));
-        List<org.junit.jupiter.api.function.Executable> checks = new ArrayList<>();
+        List<Executable> checks = new ArrayList<>();
         for (int i = 0; i < replicas.size(); i++) {
             ServiceProcess r = replicas.get(i);
             long mark = beforeStop.get(i);

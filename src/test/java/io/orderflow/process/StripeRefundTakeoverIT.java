@@ -10,9 +10,11 @@ import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.support.ItDatabase;
-import io.orderflow.support.ServiceClient;
 import io.orderflow.support.ServiceClient.Answer;
+import io.orderflow.support.ServiceClient;
 import io.orderflow.support.ServiceProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -183,8 +185,8 @@ class StripeRefundTakeoverIT {
                             Instant.now().getEpochSecond(), payload))
                     .POST(HttpRequest.BodyPublishers.ofString(payload)).build(), HttpResponse.BodyHandlers.ofString());
             return response.statusCode();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

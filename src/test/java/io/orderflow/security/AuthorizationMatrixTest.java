@@ -5,6 +5,8 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.orderflow.support.Auth;
+import io.orderflow.support.Callbacks;
+import io.orderflow.support.Contract;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -22,7 +24,7 @@ class AuthorizationMatrixTest {
 
     private static RequestSpecification as(String who, String owner) {
         return switch (who) {
-            case "none" -> given().filter(io.orderflow.support.Contract.invalidRequest());
+            case "none" -> given().filter(Contract.invalidRequest());
             case "forged" -> Auth.bearer(forged(Auth.token("operator", "ops-1")));
             case "expired" -> Auth.bearer(Auth.token("operator", "ops-1", Instant.now().minusSeconds(600)));
             case "owner" -> Auth.customer(owner);
@@ -103,7 +105,7 @@ class AuthorizationMatrixTest {
     private static String paidOrderOf(String owner) {
         String id = createOrder(owner);
         postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
-        io.orderflow.support.Callbacks.deliver(io.orderflow.support.Callbacks.success(id, AMOUNT, "EUR", "t-" + id))
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR", "t-" + id))
                 .then().statusCode(200);
         return id;
     }

@@ -10,6 +10,7 @@ import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -26,7 +27,7 @@ class TokenIdentityTest {
     private static final String TYPES = "https://orderflow.dev/problems/";
 
     private static Map<String, Object> claims(Object... pairs) {
-        Map<String, Object> claims = new java.util.LinkedHashMap<>();
+        Map<String, Object> claims = new LinkedHashMap<>();
         for (int i = 0; i < pairs.length; i += 2) {
             claims.put((String) pairs[i], pairs[i + 1]);
         }

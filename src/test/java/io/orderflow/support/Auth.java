@@ -9,17 +9,20 @@ import io.smallrye.jwt.util.KeyUtils;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Mints bearer tokens with the dev key pair (which the test profile trusts) and starts requests carrying them. */
 public final class Auth {
 
     public static final String ISSUER = "https://orderflow.dev/dev-issuer";
     private static final PrivateKey KEY = load();
-    private static final java.util.Map<String, String> CACHE = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, String> CACHE = new ConcurrentHashMap<>();
 
     private Auth() {
     }
@@ -40,7 +43,7 @@ public final class Auth {
      * {@code exp} (five minutes) and {@code jti} when they are not given. For the identity edge cases (no {@code sub},
      * {@code sub} and {@code upn} disagreeing, both roles, {@code iat} in the future).
      */
-    public static String tokenWith(java.util.Map<String, Object> claims) {
+    public static String tokenWith(Map<String, Object> claims) {
         return Jwt.claims(claims).issuer(ISSUER).sign(KEY);
     }
 
@@ -65,7 +68,7 @@ public final class Auth {
     private static PrivateKey load() {
         try {
             return KeyUtils.decodePrivateKey(Files.readString(Path.of("dev/jwt/privateKey.pem")));
-        } catch (IOException | java.security.GeneralSecurityException e) {
+        } catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException("the dev key pair lives in dev/jwt", e);
         }
     }

@@ -5,6 +5,7 @@ import static io.restassured.RestAssured.given;
 import io.orderflow.payment.mockpay.SignatureVerifier;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -56,7 +57,7 @@ public final class Callbacks {
         return post(given().filter(Contract.invalidRequest()), body, signatureHeader);
     }
 
-    private static Response post(io.restassured.specification.RequestSpecification given, String body,
+    private static Response post(RequestSpecification given, String body,
             String signatureHeader) {
         var request = given.contentType(ContentType.JSON).body(body.getBytes(StandardCharsets.UTF_8));
         if (signatureHeader != null) {

@@ -26,7 +26,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -87,7 +89,7 @@ public final class Contract {
         if (RestAssured.filters().stream().anyMatch(Validation.class::isInstance)) {
             return;
         }
-        List<Filter> others = new java.util.ArrayList<>(RestAssured.filters().stream()
+        List<Filter> others = new ArrayList<>(RestAssured.filters().stream()
                 .filter(f -> !f.getClass().getName().equals(Validation.class.getName())).toList());
         others.add(new Validation());
         RestAssured.replaceFiltersWith(others);
@@ -205,7 +207,7 @@ public final class Contract {
         ValidationReport report = ValidationReport.empty();
         Collection<String> sent = response instanceof Named named ? named.names()
                 : API_HEADERS.stream().filter(name -> !response.getHeaderValues(name).isEmpty()).toList();
-        for (String name : new java.util.LinkedHashSet<>(sent)) {
+        for (String name : new LinkedHashSet<>(sent)) {
             if (!TRANSPORT_HEADERS.contains(name.toLowerCase(Locale.ROOT))
                     && headers.keySet().stream().noneMatch(name::equalsIgnoreCase)) {
                 report = report.merge(ValidationReport.singleton(ValidationReport.Message.create(

@@ -10,15 +10,19 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * A keyed storm against several replicas, for the failover tests: workers walk new orders through create → PAY →
@@ -49,7 +53,7 @@ public final class FailoverStorm {
         final String key;
         final List<Attempt> attempts = new CopyOnWriteArrayList<>();
         /** Sends this request (always the same key and body) to a replica. */
-        java.util.function.Function<ServiceClient, Answer> send;
+        Function<ServiceClient, Answer> send;
         volatile Answer last;
 
         Request(String label, OrderEvent event, String key) {
@@ -158,7 +162,7 @@ public final class FailoverStorm {
     /** The first executed (not replayed) 2xx answer to a request sent at or after {@code nanos}; null when none. */
     public Attempt firstSuccessSentAfter(long nanos) {
         return attempts.stream().filter(a -> a.sentNanos() >= nanos && a.answer().is2xx() && !a.answer().replayed())
-                .min(java.util.Comparator.comparingLong(Attempt::answeredNanos)).orElse(null);
+                .min(Comparator.comparingLong(Attempt::answeredNanos)).orElse(null);
     }
 
     /** Answers received between the two instants, by status ("none" for no answer), e.g. {201=40, 503=12}. */
@@ -293,7 +297,7 @@ public final class FailoverStorm {
         Map<String, List<String[]>> histories;
         Map<String, Long> ordersByCustomer;
         try (Connection c = rig.connect()) {
-            histories = histories(c, walked.stream().map(ch -> ch.orderId).filter(java.util.Objects::nonNull)
+            histories = histories(c, walked.stream().map(ch -> ch.orderId).filter(Objects::nonNull)
                     .toList());
             ordersByCustomer = ordersByCustomer(c, walked.stream().map(ch -> ch.customer).toList());
         } catch (SQLException e) {
@@ -318,7 +322,7 @@ public final class FailoverStorm {
             }
             List<String> actual = history.stream().map(h -> h[0]).toList();
             if (!actual.equals(expected)) {
-                boolean twice = actual.size() > new java.util.HashSet<>(actual).size();
+                boolean twice = actual.size() > new HashSet<>(actual).size();
                 (twice ? doubled : problems).add(chain + ": history " + actual + ", the answers promise " + expected);
             }
             acks.add(InvariantChecker.Ack.created(UUID.fromString(chain.orderId)));

@@ -2,7 +2,12 @@ package io.orderflow.support;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Map;
+import java.util.UUID;
 import org.netcrusher.core.reactor.NioReactor;
 import org.netcrusher.tcp.TcpCrusher;
 import org.netcrusher.tcp.TcpCrusherBuilder;
@@ -68,7 +73,7 @@ public class FaultProxies implements QuarkusTestResourceLifecycleManager {
 
     /** Waits (up to 10 s) until {@code proxy} has accepted no connection for 300 ms. */
     private static void awaitNoNewConnections(TcpCrusher proxy) {
-        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         int accepted = proxy.getClientTotalCount();
         int quietPolls = 0;
         while (quietPolls < 3 && System.nanoTime() < deadline) {
@@ -88,11 +93,11 @@ public class FaultProxies implements QuarkusTestResourceLifecycleManager {
      * Locks the order's row in an open transaction on a connection of its own (not through the proxy), so the
      * service's compare-and-set on it waits until the caller rolls back; the caller closes the connection.
      */
-    public static java.sql.Connection lockOrder(String id) throws java.sql.SQLException {
-        java.sql.Connection c = Sql.connect();
+    public static Connection lockOrder(String id) throws SQLException {
+        Connection c = Sql.connect();
         c.setAutoCommit(false);
-        try (java.sql.PreparedStatement ps = c.prepareStatement("select 1 from orders where id = ? for update")) {
-            ps.setObject(1, java.util.UUID.fromString(id));
+        try (PreparedStatement ps = c.prepareStatement("select 1 from orders where id = ? for update")) {
+            ps.setObject(1, UUID.fromString(id));
             ps.executeQuery();
         }
         return c;

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -191,7 +192,7 @@ public final class HaRig {
         try {
             Path out = Files.createTempFile("ha-rig-", ".out");
             Files.writeString(log, "\n$ " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile())
                     .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             if (!p.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -202,7 +203,7 @@ public final class HaRig {
             }
             result[0] = Files.readString(out, StandardCharsets.UTF_8);
             Files.deleteIfExists(out);
-            Files.writeString(log, result[0], StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
+            Files.writeString(log, result[0], StandardCharsets.UTF_8, StandardOpenOption.APPEND);
             return p.exitValue();
         } catch (IOException e) {
             throw new UncheckedIOException("could not run " + cmd, e);

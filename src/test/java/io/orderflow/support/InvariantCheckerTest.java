@@ -16,6 +16,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -45,7 +46,7 @@ class InvariantCheckerTest {
             s.execute("set search_path to " + schema);
             try (Stream<Path> files = Files.list(Path.of("src/main/resources/db/migration"))) {
                 // by version number: V10 comes after V9, not after V1
-                for (Path migration : files.sorted(java.util.Comparator.comparingInt(
+                for (Path migration : files.sorted(Comparator.comparingInt(
                         f -> Integer.parseInt(f.getFileName().toString().replaceAll("^V(\\d+)__.*$", "$1")))).toList()) {
                     s.execute(Files.readString(migration));
                 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,7 +31,7 @@ public final class PublicHealth {
 
     /** Asserts each endpoint names no failure; returns each endpoint's check name → data, for further assertions. */
     public static Map<String, Map<String, Object>> assertNamesNoFailure() {
-        Map<String, Map<String, Object>> checks = new java.util.LinkedHashMap<>();
+        Map<String, Map<String, Object>> checks = new LinkedHashMap<>();
         for (String endpoint : ENDPOINTS) {
             String text = Management.given().get(endpoint).then().extract().asString();
             assertTrue(!LEAK.matcher(text).find(), endpoint + " names a failure: " + text);

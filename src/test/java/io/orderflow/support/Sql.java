@@ -4,6 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.UUID;
 
 /** Reads the {@code @QuarkusTest}s' database ({@link TestServices}) directly, so tests assert the rows and not only what the API says. */
@@ -34,9 +37,9 @@ public final class Sql {
     }
 
     /** The first column of every row, as text. */
-    public static java.util.List<String> strings(String sql, Object... params) {
+    public static List<String> strings(String sql, Object... params) {
         return run(sql, params, ps -> {
-            java.util.List<String> found = new java.util.ArrayList<>();
+            List<String> found = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     found.add(rs.getString(1));
@@ -57,7 +60,7 @@ public final class Sql {
     }
 
     /** The invariant checker's violations over these orders of the test database (empty when all is well). */
-    public static java.util.List<InvariantChecker.Violation> violations(java.util.Collection<String> orderIds) {
+    public static List<InvariantChecker.Violation> violations(Collection<String> orderIds) {
         return checker().check(orderIds.stream().map(UUID::fromString).toList());
     }
 

@@ -1,5 +1,6 @@
 package io.orderflow.support;
 
+import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -151,7 +152,7 @@ public final class TestServices {
             throw new IllegalStateException("Set both ORDERFLOW_TEST_PG_PORT and ORDERFLOW_TEST_REDIS (e.g. "
                     + "redis://127.0.0.1:7000), or none of the ORDERFLOW_TEST_* variables for private services");
         }
-        java.net.URI redis = java.net.URI.create(redisUrl);
+        URI redis = URI.create(redisUrl);
         return new TestServices(Origin.ENVIRONMENT,
                 new Postgres(isBlank(pgHost) ? "127.0.0.1" : pgHost, Integer.parseInt(pgPort.trim()),
                         env.getOrDefault("ORDERFLOW_TEST_PG_USER", "postgres"),

@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.redis.client.RedisOptions;
 import jakarta.inject.Inject;
 import java.net.URI;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGProperty;
 
 /**
  * The running service really talks to the servers {@link TestServices} chose (asked through its own connections),
@@ -42,8 +44,8 @@ class TestServicesInUseTest {
     @Test
     void shouldRunPrivateServicesOnOtherPortsThanTheMachinesOwn() {
         assumeTrue(TestServices.get().origin() == TestServices.Origin.PRIVATE, "only the private services' ports are ours");
-        int defaultPostgres = Integer.parseInt(org.postgresql.PGProperty.PG_PORT.getDefaultValue());
-        int defaultRedis = URI.create(io.vertx.redis.client.RedisOptions.DEFAULT_ENDPOINT).getPort();
+        int defaultPostgres = Integer.parseInt(PGProperty.PG_PORT.getDefaultValue());
+        int defaultRedis = URI.create(RedisOptions.DEFAULT_ENDPOINT).getPort();
         assertNotEquals(defaultPostgres, TestServices.get().postgres().port());
         assertNotEquals(defaultRedis, TestServices.get().redis().port());
     }

@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +40,7 @@ class LocalServicesForDevModeTest {
     }
 
     private static Map<String, String> configured(Iterable<ConfigSource> sources) {
-        Map<String, String> all = new java.util.TreeMap<>();
+        Map<String, String> all = new TreeMap<>();
         sources.forEach(source -> all.putAll(source.getProperties()));
         return all;
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Random;
@@ -28,7 +29,7 @@ class PgTimestampsTest {
             long second = random.nextLong(-2_000_000_000L, 8_000_000_000L);
             int micros = random.nextInt(4) == 0 ? 0 : random.nextInt(1_000_000);
             String text = OffsetDateTime.ofInstant(Instant.ofEpochSecond(second, micros * 1_000L),
-                    java.time.ZoneOffset.UTC).toLocalDateTime().toString();
+                    ZoneOffset.UTC).toLocalDateTime().toString();
             String offset = OFFSETS[random.nextInt(OFFSETS.length)];
             return switch (random.nextInt(8)) {
                 case 0 -> text.replace('T', 't') + offset;

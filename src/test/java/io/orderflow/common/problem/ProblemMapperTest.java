@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.common.Reply;
 import io.vertx.core.impl.NoStackTraceThrowable;
 import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.ClosedConnectionException;
 import java.util.List;
 import java.util.stream.Stream;
 import org.hibernate.HibernateException;
@@ -21,7 +22,7 @@ class ProblemMapperTest {
         return Stream.of(
                 // a pooled connection that died while idle (the primary was killed): the command was never sent
                 new HibernateException(new NoStackTraceThrowable("Connection is not active now, current status: CLOSED")),
-                new HibernateException(io.vertx.sqlclient.ClosedConnectionException.INSTANCE),
+                new HibernateException(ClosedConnectionException.INSTANCE),
                 new PgException("terminating connection due to administrator command", "FATAL", "57P01", null),
                 new PgException("cannot execute UPDATE in a read-only transaction", "ERROR", "25006", null));
     }

@@ -16,11 +16,13 @@ import io.orderflow.support.Management;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
@@ -170,7 +172,7 @@ class OrderResourceTest {
     void shouldRefuseALatePayAfterTheOrderWentAroundTheLoopAndWasCancelled() {
         String id = createOrder();
         postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
-        io.orderflow.support.Callbacks.deliver(io.orderflow.support.Callbacks.event(UUID.randomUUID().toString(),
+        Callbacks.deliver(Callbacks.event(UUID.randomUUID().toString(),
                 "PAYMENT_FAILED", id, AMOUNT, "EUR", "txn-f")).then().statusCode(200);
         post(id, "cancel", Map.of("reason", "gave up")).then().statusCode(200).body("status", is("CANCELLED"));
         postKeyed(id, "pay", payBody(), newKey()).then().statusCode(409)
@@ -282,8 +284,8 @@ class OrderResourceTest {
                         contains("PAYMENT_PENDING"));
         String mermaid = Auth.operator().queryParam("format", "mermaid").get("/state-machine")
                 .then().statusCode(200).contentType(ContentType.TEXT).extract().asString();
-        org.junit.jupiter.api.Assertions.assertTrue(mermaid.startsWith("stateDiagram-v2"));
-        org.junit.jupiter.api.Assertions.assertTrue(mermaid.contains("PAID --> SHIPPED: SHIP"));
+        Assertions.assertTrue(mermaid.startsWith("stateDiagram-v2"));
+        Assertions.assertTrue(mermaid.contains("PAID --> SHIPPED: SHIP"));
     }
 
     @Test
@@ -309,7 +311,7 @@ class OrderResourceTest {
     @Test
     void shouldBoundItemCountsAndStringLengths() {
         String customer = "bounds-" + UUID.randomUUID();
-        List<Map<String, Object>> items = new java.util.ArrayList<>();
+        List<Map<String, Object>> items = new ArrayList<>();
         for (int i = 0; i < 101; i++) {
             items.add(Map.of("sku", "S" + i, "quantity", 1, "unitPrice", 1));
         }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -60,7 +61,7 @@ class OrderTransitionsTest {
             assertEquals(expected.get(), next.status());
             assertEquals(order.version() + 1, next.version());
         } else {
-            IllegalTransitionException e = org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalTransitionException e = Assertions.assertThrows(
                     IllegalTransitionException.class,
                     () -> order.apply(event, OrderFixtures.detailsFor(event), order.updatedAt()));
             assertEquals(from, e.current());
