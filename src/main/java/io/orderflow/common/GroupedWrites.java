@@ -8,7 +8,6 @@ import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemMapper;
 import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.smallrye.common.vertx.VertxContext;
-import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
@@ -90,18 +89,16 @@ public final class GroupedWrites<S, T, R> {
 
         static Failure of(Throwable failure) {
             Throwable cause = ProblemMapper.unwrap(failure);
-            String state = DatabaseFailures.sqlState(cause);
-            if (state != null && (state.startsWith("22") || state.startsWith("23"))) {
+            if (DatabaseFailures.isRowRefused(cause)) {
                 return ROW;
             }
             if (cause instanceof ProblemException) {
                 return SHED;
             }
-            if (cause instanceof TimeoutException || cause instanceof java.util.concurrent.TimeoutException
-                    || "57014".equals(state)) {
+            if (DatabaseFailures.isTimeout(cause)) {
                 return TIMEOUT;
             }
-            return ResendPolicy.connectionLost(cause) ? CONNECTION : OTHER;
+            return DatabaseFailures.connectionLost(cause) ? CONNECTION : OTHER;
         }
     }
 

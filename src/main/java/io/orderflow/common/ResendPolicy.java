@@ -6,18 +6,11 @@ import io.orderflow.common.problem.ProblemMapper;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxException;
-import io.vertx.core.impl.NoStackTraceThrowable;
-import io.vertx.sqlclient.ClosedConnectionException;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -29,12 +22,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 @ApplicationScoped
 public class ResendPolicy {
-
-    /** SQLSTATEs after which the connection is gone: connection exceptions, admin or crash shutdown. */
-    private static final Set<String> CONNECTION_LOST = Set.of("57P01", "57P02", "57P03");
-    /** The statement reached a read-only server (a standby still behind the proxy): it did nothing. */
-    private static final String READ_ONLY = "25006";
-    private static final String UNIQUE_VIOLATION = "23505";
 
     /** Reports the moment the unit's work was handed a connection (from then on the statement may reach the server). */
     public interface Attempt<T> {
@@ -65,7 +52,7 @@ public class ResendPolicy {
         return Uni.createFrom().deferred(() -> attempt.send(() -> reached.set(true))).onFailure()
                 .recoverWithUni(failure -> {
                     Throwable cause = ProblemMapper.unwrap(failure);
-                    if (earlierLost && kind == ResendSafety.KEYED && UNIQUE_VIOLATION.equals(DatabaseFailures.sqlState(cause))) {
+                    if (earlierLost && kind == ResendSafety.KEYED && DatabaseFailures.isUniqueViolation(cause)) {
                         return Uni.createFrom().failure(new ResendSafety.FirstCopyCommitted(cause));
                     }
                     Verdict verdict = verdict(kind, reached.get(), cause);
@@ -85,36 +72,16 @@ public class ResendPolicy {
 
     /** What a failure allows for a unit of {@code kind} that did or did not get as far as a connection. */
     static Verdict verdict(ResendSafety kind, boolean reachedDatabase, Throwable failure) {
-        if (READ_ONLY.equals(DatabaseFailures.sqlState(failure))) {
+        if (DatabaseFailures.isReadOnly(failure)) {
             return Verdict.RESEND_NOTHING_DONE;
         }
-        if (!connectionLost(failure)) {
+        if (!DatabaseFailures.connectionLost(failure)) {
             return Verdict.GIVE_UP;
         }
         if (!reachedDatabase) {
             return Verdict.RESEND_NOTHING_DONE;
         }
         return kind == ResendSafety.WHEN_NOTHING_DONE ? Verdict.GIVE_UP : Verdict.RESEND_OUTCOME_UNKNOWN;
-    }
-
-    /** The connection broke or could not be made (a timeout is not: the statement may still run). */
-    static boolean connectionLost(Throwable failure) {
-        for (Throwable t : DatabaseFailures.causes(failure)) {
-            String state = DatabaseFailures.sqlState(t);
-            if (state != null) {
-                return state.startsWith("08") || CONNECTION_LOST.contains(state);
-            }
-            if (t instanceof ClosedConnectionException || t instanceof ConnectException
-                    || (t instanceof IOException && !(t instanceof InterruptedIOException))) {
-                return true;
-            }
-            // "Connection is not active now, current status: CLOSED": a pooled connection that died while idle
-            if ((t instanceof VertxException || t instanceof NoStackTraceThrowable)
-                    && t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("connection")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** 50 ms, doubling, at most 500 ms: the first copy goes at once, the window of a switchover is seconds. */

@@ -160,7 +160,7 @@ public class IdempotencyRepository {
     /** True when {@code failure} is the unique index on (scope, idem_key) refusing a second record. */
     public static boolean isDuplicateKey(Throwable failure) {
         Throwable cause = ProblemMapper.unwrap(failure);
-        if (!"23505".equals(DatabaseFailures.sqlState(cause))) {
+        if (!DatabaseFailures.isUniqueViolation(cause)) {
             return false;
         }
         String constraint = DatabaseFailures.constraint(cause);

@@ -11,16 +11,10 @@ import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
 import io.smallrye.mutiny.CompositeException;
-import io.smallrye.mutiny.TimeoutException;
-import io.vertx.core.VertxException;
-import io.vertx.core.impl.NoStackTraceThrowable;
-import io.vertx.sqlclient.ClosedConnectionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ConnectException;
 import java.util.List;
 import java.util.Map;
 import org.jboss.logging.Logger;
@@ -121,12 +115,12 @@ public class ProblemMapper {
         if (cause instanceof WebApplicationException wae) {
             return fromStatus(wae.getResponse().getStatus());
         }
-        if (isDataError(cause)) {
+        if (DatabaseFailures.isDataError(cause)) {
             // a backstop: the edge refuses such values first (SafeText), so this means a check is missing there
             LOG.warnf("The database refused a value: %s", cause.toString());
             return Problem.of(ProblemType.INVALID_REQUEST, "A value in the request cannot be stored");
         }
-        if (isTransient(cause)) {
+        if (DatabaseFailures.isTransient(cause)) {
             LOG.warnf("Transient failure answered with 503: %s", cause.toString());
             return Problem.of(ProblemType.SERVICE_UNAVAILABLE, "A dependency is unavailable; retry later");
         }
@@ -142,31 +136,6 @@ public class ProblemMapper {
         }
         return t;
     }
-
-    /** SQLSTATE class 22 (data exception: NUL in text, invalid encoding, out of range): the request's value. */
-    static boolean isDataError(Throwable t) {
-        String state = DatabaseFailures.sqlState(t);
-        return state != null && state.startsWith("22");
-    }
-
-    /** Failures that say nothing about the request: a retry later may well succeed. */
-    public static boolean isTransient(Throwable t) {
-        String state = DatabaseFailures.sqlState(t);
-        if (state != null) {
-            // 25006: a write reached a read-only standby (the proxy had not yet seen the switchover); it did nothing
-            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57")
-                    || state.equals("25006");
-        }
-        return t instanceof ConnectException || t instanceof TimeoutException
-                || t instanceof java.util.concurrent.TimeoutException
-                || t instanceof VertxException
-                // the SQL client fails a command it never sent on a closed connection with this bare Throwable
-                || t instanceof NoStackTraceThrowable
-                || t instanceof ClosedConnectionException
-                || (t instanceof IOException && !(t instanceof JsonProcessingException))
-                || (t.getCause() != null && t.getCause() != t && isTransient(t.getCause()));
-    }
-
 
     private static Problem fromStatus(int status) {
         ProblemType type = switch (status) {
