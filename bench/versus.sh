@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # orderflow beside the conventional peer, in ONE run on ONE machine, with ONE driver (issue 14).
 #
-#   bench/versus.sh [--before GIT-REV] [--memory] [--rounds N]
+#   bench/versus.sh [--before GIT-REV] [--tracing] [--memory] [--rounds N]
 #
 # 1. builds the peer (../shared/peers/spring-jpa: Spring Boot + Spring Data JPA, the same HTTP contract), the
 #    service (target/quarkus-app) and, with --before, the service as it was at GIT-REV (a detached worktree);
@@ -16,7 +16,8 @@
 #    prepares a database of its own the same way (its schema is its own);
 # 4. every contestant runs at once, idle but for its turn: the peer, "orderflow" as shipped (the container's JVM
 #    flags under a 768 MiB limit, group commit as configured), "orderflow-group-commit-off" and, with --before,
-#    the old build; each is warmed up (30 s per scenario), then ROUNDS rounds (3) measure every scenario for every
+#    the old build, with --tracing "orderflow-tracing" (as shipped, tracing on: every span exported over OTLP to a
+#    sink that answers 200); each is warmed up (30 s per scenario), then ROUNDS rounds (3) measure every scenario for every
 #    contestant back to back, the contestants' order reversed in every other round, so that a change in the
 #    machine's speed (this one's varies by up to 3x within minutes) falls on all of them alike; a ratio is taken
 #    within a round and the report gives each round's and their median; then ship at a fixed pace near 10% and
@@ -47,7 +48,7 @@ ROUNDS=3
 PEER_ORDERS=${VERSUS_PEER_ORDERS:-30000}
 DUP_ORDERS=${VERSUS_DUP_ORDERS:-2000}
 WARMUP=${VERSUS_WARMUP:-30}
-REDIS_DB=${VERSUS_REDIS_DB:-5}   # 5, 6 and 7: bench/run.sh uses 1, the tests 2 and 3
+REDIS_DB=${VERSUS_REDIS_DB:-5}   # 5 to 8: bench/run.sh uses 1, the tests 2 and 3
 PGBENCH_SECONDS=${VERSUS_PGBENCH_SECONDS:-15}
 POOL=20                       # quarkus.datasource.reactive.max-size; the peer's Hikari pool is 20 too
 # orderflow as shipped: the Dockerfile's JAVA_OPTS under the 768 MiB limit issue 14 measures against (MaxRAM
@@ -55,13 +56,15 @@ POOL=20                       # quarkus.datasource.reactive.max-size; the peer's
 SHIPPED_FLAGS=${VERSUS_JAVA_OPTS:-"-XX:MaxRAM=768m $(sed -n 's/^ENV JAVA_OPTS="\(.*\)"$/\1/p' "$ROOT/Dockerfile")"}
 SHIPPED_ENV="MALLOC_ARENA_MAX=$(sed -n 's/^ENV MALLOC_ARENA_MAX=//p' "$ROOT/Dockerfile")"
 BEFORE=""
+TRACING=false
 MEMORY=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --before) BEFORE=${2:?--before needs a git revision}; shift 2 ;;
+    --tracing) TRACING=true; shift ;;
     --memory) MEMORY=true; shift ;;
     --rounds) ROUNDS=${2:?--rounds needs a number}; shift 2 ;;
-    *) echo "usage: $0 [--before GIT-REV] [--memory] [--rounds N]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--before GIT-REV] [--tracing] [--memory] [--rounds N]" >&2; exit 2 ;;
   esac
 done
 [ "$REDIS_DB" -ge 1 ] && [ "$REDIS_DB" -le 12 ] || { echo "VERSUS_REDIS_DB must be 1-12 (never 0)" >&2; exit 2; }
@@ -82,9 +85,10 @@ PID=""
 declare -A PID_OF BASE_OF MGMT_OF IDS_OF   # per contestant, while it runs
 # the contestants' databases (a few hundred MB each) go when the run ends, however it ends; VERSUS_KEEP_DBS=1 keeps
 # them for a look afterwards
+SINK_PID=""
 cleanup() {
   local p db
-  for p in $PID "${PID_OF[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
+  for p in $PID "${PID_OF[@]}" $SINK_PID; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
   [ "${VERSUS_KEEP_DBS:-0}" = 1 ] && return
   for db in $(psql -X -Atq -h 127.0.0.1 -U postgres -d postgres \
       -c "select datname from pg_database where datname like 'versus\_%'" 2>/dev/null); do
@@ -370,6 +374,14 @@ fi
 start_contestant orderflow "$ROOT" "$SHIPPED_ENV" "$SHIPPED_FLAGS" "$REDIS_DB" "$TEMPLATE" "$OUT/orders"
 start_contestant orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false IDEMPOTENCY_RECORDS_GROUP_COMMIT=false" "$SHIPPED_FLAGS" $((REDIS_DB + 1)) "$TEMPLATE" "$OUT/orders"
 ORDER+=(orderflow orderflow-group-commit-off)
+if $TRACING; then
+  # an OTLP/HTTP receiver that takes every export and counts its bytes: the spans leave the service as they would
+  SINK=$(free_port)
+  python3 "$ROOT/bench/otlp_sink.py" "$SINK" "$OUT/otlp-sink.txt" > "$OUT/otlp-sink.log" 2>&1 &
+  SINK_PID=$!
+  start_contestant orderflow-tracing "$ROOT" "$SHIPPED_ENV QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:$SINK QUARKUS_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf" "$SHIPPED_FLAGS" $((REDIS_DB + 3)) "$TEMPLATE" "$OUT/orders"
+  ORDER+=(orderflow-tracing)
+fi
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then round "$r" "${ORDER[@]}"; else round "$r" $(printf '%s\n' "${ORDER[@]}" | tac); fi
 done

@@ -169,6 +169,18 @@ def main(out):
         p99 = paced[("orderflow", "half")][2]
         print(f"p99 of ship at about half saturation: {p99:.1f} ms (goal < 20 ms: {'met' if p99 < 20 else 'missed'}).")
 
+    if "orderflow-tracing" in contestants:
+        print("\n| scenario | tracing on ÷ off (each round) | service CPU ms per request, off / on |")
+        print("|---|---|---|")
+        for key, label, _ in SCENARIOS:
+            on_off, each = times(ratios(rounds, "orderflow-tracing", "orderflow", key))
+            off_cpu, on_cpu = cpus["orderflow"].get(key), cpus["orderflow-tracing"].get(key)
+            print(f"| {label} | {on_off} ({each}) |"
+                  + (f" {off_cpu[0]:.3f} / {on_cpu[0]:.3f} |" if off_cpu and on_cpu else " – |"))
+        sink = os.path.join(out, "otlp-sink.txt")
+        if os.path.exists(sink):
+            print(f"\nThe OTLP sink received {open(sink).read().strip()}.")
+
     anchor = tsv(os.path.join(out, "anchor.tsv"))
     if anchor:
         print("\n| pgbench on the service's own statement | clients | tps | orders moved per second |")
