@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # orderflow beside the conventional peer, in ONE run on ONE machine, with ONE driver (issue 14).
 #
-#   bench/versus.sh [--before GIT-REV] [--tracing] [--memory] [--rounds N]
+#   bench/versus.sh [--before GIT-REV] [--tracing] [--no-group-commit-off] [--memory] [--rounds N]
 #
 # 1. builds the peer (../shared/peers/spring-jpa: Spring Boot + Spring Data JPA, the same HTTP contract), the
 #    service (target/quarkus-app) and, with --before, the service as it was at GIT-REV (a detached worktree);
@@ -58,16 +58,27 @@ SHIPPED_ENV="MALLOC_ARENA_MAX=$(sed -n 's/^ENV MALLOC_ARENA_MAX=//p' "$ROOT/Dock
 BEFORE=""
 TRACING=false
 MEMORY=false
+GC_OFF=true
 while [ $# -gt 0 ]; do
   case "$1" in
     --before) BEFORE=${2:?--before needs a git revision}; shift 2 ;;
     --tracing) TRACING=true; shift ;;
+    --no-group-commit-off) GC_OFF=false; shift ;;
     --memory) MEMORY=true; shift ;;
     --rounds) ROUNDS=${2:?--rounds needs a number}; shift 2 ;;
-    *) echo "usage: $0 [--before GIT-REV] [--tracing] [--memory] [--rounds N]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--before GIT-REV] [--tracing] [--no-group-commit-off] [--memory] [--rounds N]" >&2; exit 2 ;;
   esac
 done
 [ "$REDIS_DB" -ge 1 ] && [ "$REDIS_DB" -le 12 ] || { echo "VERSUS_REDIS_DB must be 1-12 (never 0)" >&2; exit 2; }
+# every contestant runs at once, each with a pool of POOL connections: PostgreSQL must take them all, or a round
+# fails midway on "too many clients" (the peer, orderflow, and each optional contestant; 10 left for psql and pgbench)
+CONTESTANTS=$((2 + $([ -n "$BEFORE" ] && echo 1 || echo 0) + $($TRACING && echo 1 || echo 0) + $($GC_OFF && echo 1 || echo 0)))
+MAX_CONNECTIONS=$(psql -X -Atq -h 127.0.0.1 -U postgres -d postgres -c 'show max_connections')
+if [ $((CONTESTANTS * POOL + 10)) -gt "$MAX_CONNECTIONS" ]; then
+  echo "$CONTESTANTS contestants need $((CONTESTANTS * POOL + 10)) connections; PostgreSQL takes $MAX_CONNECTIONS:" \
+       "leave one out (--no-group-commit-off) or raise max_connections" >&2
+  exit 2
+fi
 [ "$ROUNDS" -ge 1 ] || { echo "--rounds must be at least 1" >&2; exit 2; }
 # seeded PAID orders: ship's warm-up, one slice per round, the paced runs
 SHIP_ORDERS=$((60000 + ROUNDS * SHIP_SLICE + 60000))
@@ -372,8 +383,11 @@ if [ -n "$BEFORE_DIR" ]; then
   ORDER+=(before)
 fi
 start_contestant orderflow "$ROOT" "$SHIPPED_ENV" "$SHIPPED_FLAGS" "$REDIS_DB" "$TEMPLATE" "$OUT/orders"
-start_contestant orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false IDEMPOTENCY_RECORDS_GROUP_COMMIT=false" "$SHIPPED_FLAGS" $((REDIS_DB + 1)) "$TEMPLATE" "$OUT/orders"
-ORDER+=(orderflow orderflow-group-commit-off)
+ORDER+=(orderflow)
+if $GC_OFF; then
+  start_contestant orderflow-group-commit-off "$ROOT" "$SHIPPED_ENV ORDERS_GROUP_COMMIT_ENABLED=false IDEMPOTENCY_RECORDS_GROUP_COMMIT=false" "$SHIPPED_FLAGS" $((REDIS_DB + 1)) "$TEMPLATE" "$OUT/orders"
+  ORDER+=(orderflow-group-commit-off)
+fi
 if $TRACING; then
   # an OTLP/HTTP receiver that takes every export and counts its bytes: the spans leave the service as they would
   SINK=$(free_port)
