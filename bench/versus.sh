@@ -300,6 +300,14 @@ batch_rows() { # batch_rows FILE — the service's group-commit batch histogram,
   { curl -sf "$MGMT_BASE/q/metrics" || curl -s "$BASE/q/metrics"; } | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$1" || true
 }
 
+settle() { # settle NAME — the contestant's database vacuumed and its pages written now, between runs: left to
+  # autovacuum and the checkpointer, the tens of thousands of rows a ship run updates were cleaned up during the next
+  # contestant's run (the first orderflow contestant after the peer was up to 1.6x the next one, in whichever order)
+  local db=versus_${1//-/_}
+  psql -X -q -h 127.0.0.1 -U postgres -d "$db" -c 'VACUUM' 2>/dev/null || true
+  psql -X -q -h 127.0.0.1 -U postgres -d postgres -c 'CHECKPOINT'
+}
+
 measure() { # measure SCENARIO ROUND — at saturation, with CPU per request
   local a b c d line
   [ "$1" != ship ] || batch_rows "$OUT/$NAME/batch-before-$2.txt"
@@ -307,6 +315,7 @@ measure() { # measure SCENARIO ROUND — at saturation, with CPU per request
   wrk_run "$1" "$(ids_for "$1" "$2")" "$SECONDS_PER" 32 "$OUT/$NAME/results.tsv"
   c=$(cpu_ticks "$PID"); d=$(pg_ticks)
   [ "$1" != ship ] || batch_rows "$OUT/$NAME/batch-after-$2.txt"
+  [ "$1" != ship ] || settle "$NAME"
   line=$(tail -n 1 "$OUT/$NAME/results.tsv")
   printf '%s\t%s\t%s\t%s\n' "$1" "$(echo "$line" | cut -f8)" "$((c - a))" "$((d - b))" >> "$OUT/$NAME/cpu.tsv"
   printf '%s\t%s\t%s\n' "$2" "$NAME" "$line" >> "$OUT/rounds.tsv"

@@ -70,7 +70,7 @@ def batch_rows(folder):
     def read(path):
         values = {}
         for line in open(path) if os.path.exists(path) else []:
-            key, value = line.split()
+            key, value = line.split()[:2]  # with tracing on a line ends with an exemplar: "# {trace_id=...} 1.0 t"
             values[key.split("{")[0]] = float(value)
         return values
     count = total = 0
