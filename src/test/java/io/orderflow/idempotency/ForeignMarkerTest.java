@@ -13,6 +13,7 @@ import io.restassured.http.ContentType;
 import io.restassured.response.ValidatableResponse;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -51,7 +52,7 @@ class ForeignMarkerTest {
         String cached = awaitCached(marker(customer, key));
         // the holder committed on another replica and has not yet replaced its marker with its answer
         redis.value(String.class).setex(marker(customer, key), 60, "p:" + new JsonObject(cached).getString("f"));
-        Map<String, Object> other = new java.util.HashMap<>(first);
+        Map<String, Object> other = new HashMap<>(first);
         other.put("currency", "USD");
 
         long setsBefore = setCalls();

@@ -8,16 +8,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Callbacks;
 import io.orderflow.support.Contract;
 import io.orderflow.support.Management;
+import io.orderflow.support.Meters;
+import io.orderflow.support.Parallel;
+import io.orderflow.support.RedisCache;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** Idempotency-Key semantics over HTTP, against the real Redis and PostgreSQL. */
@@ -35,7 +42,7 @@ class IdempotencyKeyTest {
     @Inject
     RedisDataSource redis;
 
-    private static Response create(String key, java.util.Map<String, Object> body) {
+    private static Response create(String key, Map<String, Object> body) {
         return createAs((String) body.get("customerId"), key, body);
     }
 
@@ -45,7 +52,7 @@ class IdempotencyKeyTest {
     }
 
     private double counter(String name, String... tags) {
-        return io.orderflow.support.Meters.count(registry, name, tags);
+        return Meters.count(registry, name, tags);
     }
 
     @Test
@@ -68,7 +75,7 @@ class IdempotencyKeyTest {
         create(key, orderBody(customer)).then().statusCode(201);
         double before = counter("orderflow.idempotency.fingerprint.mismatches");
         Map<String, Object> otherBody = Map.of("customerId", customer, "currency", "USD",
-                "items", java.util.List.of(Map.of("sku", "OTHER", "quantity", 1, "unitPrice", 1)));
+                "items", List.of(Map.of("sku", "OTHER", "quantity", 1, "unitPrice", 1)));
         create(key, otherBody).then().statusCode(422).contentType("application/problem+json")
                 .body("type", is(TYPES + "idempotency-key-reused"));
         assertEquals(before + 1, counter("orderflow.idempotency.fingerprint.mismatches"));
@@ -99,7 +106,7 @@ class IdempotencyKeyTest {
         assertEquals(409, first.statusCode());
         // the order becomes shippable, but the key's outcome was a 409 and stays one
         postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
-        io.orderflow.support.Callbacks.deliver(io.orderflow.support.Callbacks.success(id, AMOUNT, "EUR", "t-" + id))
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR", "t-" + id))
                 .then().statusCode(200);
         Response again = postKeyed(id, "ship", shipBody(), key);
         assertEquals(409, again.statusCode());
@@ -134,7 +141,7 @@ class IdempotencyKeyTest {
     void shouldFallBackToTheDatabaseWhenRedisLostTheKey() {
         String key = newKey();
         Response first = create(key, orderBody("c-lost-" + run));
-        io.orderflow.support.RedisCache.forgetAfterCached(redis, key);
+        RedisCache.forgetAfterCached(redis, key);
         double dbReplays = counter("orderflow.idempotency.replays", "layer", "database");
         Response again = create(key, orderBody("c-lost-" + run));
         assertEquals(201, again.statusCode());
@@ -148,7 +155,7 @@ class IdempotencyKeyTest {
         String key = newKey();
         String id = create(key, orderBody("c-late-" + run)).then().statusCode(201).extract().path("id");
         Sql.update("update idempotency_keys set state = 'EXPIRED', expired_at = now() where idem_key = ?", key);
-        io.orderflow.support.RedisCache.forgetAfterCached(redis, key);
+        RedisCache.forgetAfterCached(redis, key);
         create(key, orderBody("c-late-" + run)).then().statusCode(422)
                 .body("type", is(TYPES + "idempotency-key-expired"));
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", "c-late-" + run));
@@ -172,7 +179,7 @@ class IdempotencyKeyTest {
         Response other = createAs(("c-bob-" + run), key, orderBody("c-bob-" + run));
         assertEquals(201, other.statusCode());
         assertEquals(null, other.header("Idempotent-Replayed"));
-        org.junit.jupiter.api.Assertions.assertNotEquals((String) first.path("id"), other.path("id"));
+        Assertions.assertNotEquals((String) first.path("id"), other.path("id"));
         assertEquals(("c-bob-" + run), other.path("customerId"));
     }
 
@@ -181,7 +188,7 @@ class IdempotencyKeyTest {
         String key = newKey();
         Map<String, Object> body = orderBody("c-herd-" + run);
         double handedOver = counter("orderflow.idempotency.replays", "layer", "replica");
-        java.util.List<Response> answers = io.orderflow.support.Parallel.run(40, i -> create(key, body));
+        List<Response> answers = Parallel.run(40, i -> create(key, body));
         assertEquals(1, Sql.count("select count(*) from orders where customer_id = ?", "c-herd-" + run));
         String id = answers.get(0).path("id");
         for (Response answer : answers) {
@@ -190,7 +197,7 @@ class IdempotencyKeyTest {
             assertArrayEquals(answers.get(0).asByteArray(), answer.asByteArray(), "one answer, byte for byte");
         }
         assertEquals(39, answers.stream().filter(a -> "true".equals(a.header("Idempotent-Replayed"))).count());
-        org.junit.jupiter.api.Assertions.assertTrue(counter("orderflow.idempotency.replays", "layer", "replica")
+        Assertions.assertTrue(counter("orderflow.idempotency.replays", "layer", "replica")
                 > handedOver, "40 copies released together: some meet their first copy on this replica");
     }
 
@@ -198,8 +205,8 @@ class IdempotencyKeyTest {
     void shouldRefuseAConcurrentRepeatWithAnotherBodyEvenWhenItMeetsTheFirstCopy() {
         String key = newKey();
         String customer = "c-mix-" + run;
-        java.util.List<Response> answers = io.orderflow.support.Parallel.run(20, i -> {
-            Map<String, Object> body = new java.util.HashMap<>(orderBody(customer));
+        List<Response> answers = Parallel.run(20, i -> {
+            Map<String, Object> body = new HashMap<>(orderBody(customer));
             body.put("currency", i % 2 == 0 ? "EUR" : "USD");
             return create(key, body);
         });
@@ -248,7 +255,7 @@ class IdempotencyKeyTest {
                 .body("type", is(TYPES + "illegal-transition"));
         assertEquals(1, storedUnder(key), "the operation started and the state machine decided");
         postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
-        io.orderflow.support.Callbacks.deliver(io.orderflow.support.Callbacks.success(id, AMOUNT, "EUR",
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR",
                 "txn-" + UUID.randomUUID())).then().statusCode(200);
 
         Response repeat = postKeyed(id, "ship", shipBody(), key);

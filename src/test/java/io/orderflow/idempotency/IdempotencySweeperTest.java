@@ -7,6 +7,7 @@ import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -94,8 +95,8 @@ class IdempotencySweeperTest {
         IdempotencySweeper.Swept swept = sweep();
 
         assertTrue(swept.tokensPurged() >= 2, "the sweep reports what it purged: " + swept);
-        assertEquals(java.util.List.of(false, true, true, false, true),
-                java.util.List.of(exists(unusedLongExpired), exists(unusedRecentlyExpired), exists(unusedValid),
+        assertEquals(List.of(false, true, true, false, true),
+                List.of(exists(unusedLongExpired), exists(unusedRecentlyExpired), exists(unusedValid),
                         exists(usedWithoutRecord), exists(usedWithRecord)),
                 "purged: expired past the grace and needed by no record; kept: in grace, valid, keying a record");
     }

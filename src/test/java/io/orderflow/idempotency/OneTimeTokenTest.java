@@ -5,10 +5,12 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.orderflow.support.Sql;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -46,9 +48,9 @@ class OneTimeTokenTest {
                 .body("type", is(TYPES + "token-invalid"));
     }
 
-    private static io.restassured.response.Response cancelAs(String customer, String orderId, String key) {
+    private static Response cancelAs(String customer, String orderId, String key) {
         return Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", key)
-                .body(java.util.Map.of("reason", "x")).post("/orders/" + orderId + "/cancel");
+                .body(Map.of("reason", "x")).post("/orders/" + orderId + "/cancel");
     }
 
     @Test

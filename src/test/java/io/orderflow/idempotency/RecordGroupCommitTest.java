@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 import java.util.stream.IntStream;
 import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
@@ -110,7 +111,7 @@ class RecordGroupCommitTest {
      * rows back and returns the answers in order.
      */
     private List<Response> whileTheSlotIsHeld(int n, IntFunction<Response> request,
-            java.util.function.IntSupplier meanwhile) {
+            IntSupplier meanwhile) {
         List<String> blockers = List.of(shippedOrder(), shippedOrder());
         List<String> blockerKeys = List.of(newKey(), newKey());
         List<String> scopes = blockers.stream().map(RecordGroupCommitTest::scopeOfShip).toList();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.support.Meters;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -39,7 +40,7 @@ class RepeatLingerTest {
     RedisDataSource redis;
 
     private double replays(String layer) {
-        return io.orderflow.support.Meters.count(registry, "orderflow.idempotency.replays", "layer", layer);
+        return Meters.count(registry, "orderflow.idempotency.replays", "layer", layer);
     }
 
     /** Which layer answered a repeat of {@code first}, sent with Redis emptied: a count per layer. */

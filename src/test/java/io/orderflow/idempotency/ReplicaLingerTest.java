@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.support.Meters;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -35,7 +37,7 @@ class ReplicaLingerTest {
     RedisDataSource redis;
 
     private double counter(String name, String... tags) {
-        return io.orderflow.support.Meters.count(registry, name, tags);
+        return Meters.count(registry, name, tags);
     }
 
     @Test
@@ -59,7 +61,7 @@ class ReplicaLingerTest {
         String customer = newCustomer();
         String key = newKey();
         createAs(customer, key, orderBody(customer)).then().statusCode(201);
-        Map<String, Object> other = new java.util.HashMap<>(orderBody(customer));
+        Map<String, Object> other = new HashMap<>(orderBody(customer));
         other.put("currency", "USD");
         createAs(customer, key, other).then().statusCode(422);
     }

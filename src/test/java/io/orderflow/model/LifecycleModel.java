@@ -4,8 +4,10 @@ import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.OrderStatus;
 import io.orderflow.order.domain.OrderTransitions;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * An in-memory order: the transition table, the duplicate rule and the provider's transaction id, with none of
@@ -27,7 +29,7 @@ final class LifecycleModel {
     private final List<Move> moves = new ArrayList<>();
     private String capturedTxn;
     /** Second captures of the order, each kept with a refund owed. */
-    private final java.util.Set<String> doubleCaptures = new java.util.HashSet<>();
+    private final Set<String> doubleCaptures = new HashSet<>();
 
     /**
      * @param details what the request asks for besides the event: "carrier/tracking" for SHIP, the reason (or null

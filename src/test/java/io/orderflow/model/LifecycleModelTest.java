@@ -12,6 +12,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,7 +33,7 @@ class LifecycleModelTest {
     private static final int SEQUENCES = Integer.getInteger("model.sequences", 300);
     private static final long SEED = Long.getLong("model.seed", 20261130L);
     /** What a request may ask for: every event but REFUND_COMPLETED, which the service takes itself (refunds). */
-    private static final OrderEvent[] EVENTS = java.util.Arrays.stream(OrderEvent.values())
+    private static final OrderEvent[] EVENTS = Arrays.stream(OrderEvent.values())
             .filter(event -> event != OrderEvent.REFUND_COMPLETED).toArray(OrderEvent[]::new);
 
     /** A request as sent, kept so that it can be sent again exactly (same key or event id, same body). */
@@ -150,7 +151,7 @@ class LifecycleModelTest {
                 // the customer or an operator; a retry is sent by the same caller (keys are scoped to callers)
                 String token = random.nextBoolean() ? Auth.token("customer", customer)
                         : Auth.token("operator", "ops-1");
-                yield () -> io.orderflow.support.Auth.bearer(token).contentType(ContentType.JSON)
+                yield () -> Auth.bearer(token).contentType(ContentType.JSON)
                         .header("Idempotency-Key", key)
                         .body(details == null ? Map.of() : Map.of("reason", details))
                         .post("/orders/" + id + "/cancel");

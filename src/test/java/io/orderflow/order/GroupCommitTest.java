@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.GroupedWrites;
 import io.orderflow.support.Auth;
-import io.orderflow.support.CapturedLog;
-import io.orderflow.support.Callbacks;
-import io.orderflow.support.Meters;
 import io.orderflow.support.Await;
+import io.orderflow.support.Callbacks;
+import io.orderflow.support.CapturedLog;
+import io.orderflow.support.Meters;
 import io.orderflow.support.OutboxEvents;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.RedisCache;
@@ -22,6 +22,7 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -34,6 +35,7 @@ import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.IntStream;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -89,7 +91,7 @@ class GroupCommitTest {
                     OutboxEvents.tree(events.get(3)).get("data").get("order"), "the batch wrote each row's own event");
         }
         answers.get(12).then().statusCode(409).contentType("application/problem+json")
-                .body("type", org.hamcrest.Matchers.is("https://orderflow.dev/problems/illegal-transition"));
+                .body("type", Matchers.is("https://orderflow.dev/problems/illegal-transition"));
         answers.get(13).then().statusCode(200).header("Idempotent-Replayed", "true");
         answers.get(14).then().statusCode(404);
         assertEquals(1, Sql.historyCount(shipped, "SHIP"));
@@ -160,7 +162,7 @@ class GroupCommitTest {
         for (int i = 0; i < 8; i++) {
             if (i == 3) {
                 answers.get(i).then().statusCode(409).header("Idempotent-Replayed", "true")
-                        .body("type", org.hamcrest.Matchers.is("https://orderflow.dev/problems/illegal-transition"));
+                        .body("type", Matchers.is("https://orderflow.dev/problems/illegal-transition"));
                 assertEquals(0, Sql.historyCount(paid.get(i), "SHIP"), "the first answer stands; nothing moved");
             } else {
                 answers.get(i).then().statusCode(200).header("Idempotent-Replayed", (String) null);
@@ -236,7 +238,7 @@ class GroupCommitTest {
                         "both batches to wait on a row lock");
                 try {
                     middleLock.rollback();
-                } catch (java.sql.SQLException e) {
+                } catch (SQLException e) {
                     throw new IllegalStateException(e);
                 }
                 return sent.stream().map(CompletableFuture::join).toList();
@@ -281,7 +283,7 @@ class GroupCommitTest {
         }
         for (Response answer : answers) {
             answer.then().statusCode(503).header("Retry-After", "1").contentType("application/problem+json")
-                    .body("type", org.hamcrest.Matchers.is("https://orderflow.dev/problems/service-unavailable"));
+                    .body("type", Matchers.is("https://orderflow.dev/problems/service-unavailable"));
         }
         assertEquals(timeouts + 1, failures("timeout"));
         assertEquals(fallbacks, Meters.count(registry, "orderflow.transitions.batch.fallbacks"));
@@ -298,7 +300,7 @@ class GroupCommitTest {
     }
 
     /** A row lock on {@code orderId}, held until the connection is rolled back or closed. */
-    private static Connection lock(String... orderIds) throws java.sql.SQLException {
+    private static Connection lock(String... orderIds) throws SQLException {
         Connection lock = Sql.connect();
         lock.setAutoCommit(false);
         for (String orderId : orderIds) {
@@ -316,7 +318,7 @@ class GroupCommitTest {
             try {
                 lock.rollback();
                 lock.close();
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
             held.forEach(answer -> answer.join().then().statusCode(200));
@@ -334,7 +336,7 @@ class GroupCommitTest {
                     .toList();
             Await.until(() -> Sql.count(LOCK_WAITERS) == 2, "the blockers' statements to wait on their locks");
             return new Slots(lock, held);
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.*;
 import static io.orderflow.support.OrderMother.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.github.tomakehurst.wiremock.client.WireMock;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.support.Parallel;
@@ -13,9 +14,11 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
+import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +41,7 @@ class ConcurrentPayTest extends SandboxedProviderTest {
         }
     }
 
-    @jakarta.inject.Inject
+    @Inject
     StripeProvider stripe;
 
     @Override
@@ -50,9 +53,9 @@ class ConcurrentPayTest extends SandboxedProviderTest {
      * A first call through stripe-java in a fresh JVM can outlast the sandbox's 1 s call timeout (class loading):
      * made once before the race, so that the race's timeouts and retries are the race's own.
      */
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void warmUpStripeJava() {
-        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get("/v1/payment_intents/pi_warm_up")
+        server.stubFor(WireMock.get("/v1/payment_intents/pi_warm_up")
                 .willReturn(okJson(StripeFixtures.intent("pi_warm_up", "requires_payment_method", "1", "eur", null))));
         await(stripe.queryPayment("pi_warm_up"));
         restart();
@@ -65,7 +68,7 @@ class ConcurrentPayTest extends SandboxedProviderTest {
         // Stripe takes a moment: every copy reads the order as CREATED and asks for the (same, keyed) intent
         server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
                 "requires_payment_method", String.valueOf(AMOUNT), "eur", null)).withFixedDelay(250)));
-        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get("/v1/payment_intents/" + intent).willReturn(okJson(StripeFixtures.intent(intent,
+        server.stubFor(WireMock.get("/v1/payment_intents/" + intent).willReturn(okJson(StripeFixtures.intent(intent,
                 "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
         server.stubFor(post(urlPathMatching("/v1/payment_intents/.*/cancel")).willReturn(okJson(
                 StripeFixtures.intent(intent, "canceled", String.valueOf(AMOUNT), "eur", null))));

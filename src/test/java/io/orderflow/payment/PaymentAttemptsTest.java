@@ -7,6 +7,7 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.github.tomakehurst.wiremock.client.WireMock;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.wechatpay.WechatFixtures;
 import io.orderflow.support.Auth;
@@ -20,6 +21,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -270,7 +272,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
                 "requires_payment_method", String.valueOf(AMOUNT), "eur", null)).withFixedDelay(600)));
         sandbox.server().stubFor(post(urlEqualTo("/v1/payment_intents/" + intent + "/cancel")).willReturn(okJson(
                 StripeFixtures.intent(intent, "canceled", String.valueOf(AMOUNT), "eur", null))));
-        java.util.concurrent.CompletableFuture<Response> paying = java.util.concurrent.CompletableFuture
+        CompletableFuture<Response> paying = CompletableFuture
                 .supplyAsync(() -> Shoppers.pay(customer, id, "stripe"));
         sandbox.awaitRequests(postRequestedFor(urlEqualTo("/v1/payment_intents")), 1);
         Auth.customer(customer).contentType(ContentType.JSON).body(Map.of()).post("/orders/" + id + "/cancel").then()
@@ -313,7 +315,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
         // the PAY to Stripe reads the order (current attempt: mockpay's), then waits for Stripe...
         sandbox.server().stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
                 "requires_payment_method", "2500", "cny", null)).withFixedDelay(800)));
-        java.util.concurrent.CompletableFuture<Response> toStripe = java.util.concurrent.CompletableFuture
+        CompletableFuture<Response> toStripe = CompletableFuture
                 .supplyAsync(() -> Shoppers.pay(customer, id, "stripe"));
         sandbox.awaitRequests(postRequestedFor(urlEqualTo("/v1/payment_intents")), 1);
         // ...while a PAY to WeChat Pay replaces the mockpay attempt first
@@ -387,7 +389,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
         String id = createOrder();
         String intent = "pi_again_" + id.substring(0, 8);
         stubStripeIntent(intent);
-        sandbox.server().stubFor(com.github.tomakehurst.wiremock.client.WireMock.get("/v1/payment_intents/" + intent).willReturn(okJson(StripeFixtures.intent(intent,
+        sandbox.server().stubFor(WireMock.get("/v1/payment_intents/" + intent).willReturn(okJson(StripeFixtures.intent(intent,
                 "requires_payment_method", String.valueOf(AMOUNT), "eur", null))));
         String key = newKey();
         String attempt = attemptOf(postKeyed(id, "pay", Map.of("provider", "stripe"), key));

@@ -3,6 +3,7 @@ package io.orderflow.payment;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.matching.RequestPatternBuilder;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.wechatpay.WechatFixtures;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Assertions;
 
 /**
  * A real HTTP server (WireMock, on a free port) standing in for Stripe's and WeChat Pay's APIs, and the keys and
@@ -36,7 +38,7 @@ public class PaymentSandbox implements QuarkusTestResourceLifecycleManager {
          * Waits, bounded, until the server has received {@code n} requests like {@code pattern}: a test that makes
          * the service hold a provider call open acts while it is held.
          */
-        public void awaitRequests(com.github.tomakehurst.wiremock.matching.RequestPatternBuilder pattern, int n) {
+        public void awaitRequests(RequestPatternBuilder pattern, int n) {
             for (int i = 0; i < 400 && server.findAll(pattern).size() < n; i++) {
                 try {
                     Thread.sleep(25);
@@ -45,7 +47,7 @@ public class PaymentSandbox implements QuarkusTestResourceLifecycleManager {
                     throw new IllegalStateException(e);
                 }
             }
-            org.junit.jupiter.api.Assertions.assertEquals(n, server.findAll(pattern).size(),
+            Assertions.assertEquals(n, server.findAll(pattern).size(),
                     "requests received by the provider sandbox");
         }
     }

@@ -11,13 +11,25 @@ import io.orderflow.support.Management;
 import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.response.Response;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Stripe's and WeChat Pay's callbacks over real HTTP: each answered in its provider's own format — a decided
@@ -35,12 +47,12 @@ class ProviderCallbacksTest {
 
     private Instant started;
 
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void markTheStart() {
         started = Instant.now().minusSeconds(1);
     }
 
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void checkTheOrdersOfTheTest() {
         assertEquals(List.of(), SandboxedProviderTest.violationsOfOrdersCreatedSince(started));
     }
@@ -93,9 +105,9 @@ class ProviderCallbacksTest {
 
     private static String sha256(String body) {
         try {
-            return "sha256:" + java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(body.getBytes(StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -108,8 +120,8 @@ class ProviderCallbacksTest {
         return List.of("\\u0000", "\\u0007", "\\u001b[31m", "\\u007f", "\\u0085", "\\ud800", "\\udfff", "\u0001");
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.MethodSource("hostileText")
+    @ParameterizedTest
+    @MethodSource("hostileText")
     void shouldAcknowledgeAWellSignedStripeEventWithAHostileIdAsOneAnomalyAndWriteNothingElse(String hostile) {
         String payload = StripeFixtures.event("evt_" + hostile + UUID.randomUUID().toString().replace("-", ""),
                 "payment_intent.succeeded", StripeFixtures.intent("pi_h_" + UUID.randomUUID(), "succeeded", "2500",
@@ -122,8 +134,8 @@ class ProviderCallbacksTest {
         assertEquals(before, writtenRows());
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.MethodSource("hostileText")
+    @ParameterizedTest
+    @MethodSource("hostileText")
     void shouldAcknowledgeAWellSignedStripeEventWithAHostileTypeOrFieldAsOneAnomaly(String hostile) {
         String event = "evt_" + UUID.randomUUID().toString().replace("-", "");
         String badType = StripeFixtures.event(event, "payment_intent.succeeded" + hostile,
@@ -145,8 +157,8 @@ class ProviderCallbacksTest {
         assertEquals(before, writtenRows());
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.MethodSource("hostileText")
+    @ParameterizedTest
+    @MethodSource("hostileText")
     void shouldAcknowledgeAWellSignedWechatNotificationWithAHostileIdAsOneAnomalyAndWriteNothingElse(
             String hostile) {
         if (!hostile.startsWith("\\")) {
@@ -162,8 +174,8 @@ class ProviderCallbacksTest {
         assertEquals(before, writtenRows());
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.MethodSource("hostileText")
+    @ParameterizedTest
+    @MethodSource("hostileText")
     void shouldAcknowledgeAWellSignedWechatNotificationWithAHostileTypeOrResourceFieldAsOneAnomaly(String hostile) {
         if (!hostile.startsWith("\\")) {
             return;
@@ -219,14 +231,14 @@ class ProviderCallbacksTest {
         stripe(payload, StripeFixtures.signature(StripeFixtures.SECRET, Instant.now().getEpochSecond() - 400,
                 payload)).then().statusCode(400);
         // without any signature header (outside the contract's security scheme on purpose): the answer is validated
-        java.net.http.HttpRequest unsignedRequest = java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-                io.restassured.RestAssured.baseURI + ":" + io.restassured.RestAssured.port
+        HttpRequest unsignedRequest = HttpRequest.newBuilder(URI.create(
+                RestAssured.baseURI + ":" + RestAssured.port
                         + "/payments/stripe/callbacks"))
                 .header("Content-Type", "application/json")
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(payload)).build();
-        java.net.http.HttpResponse<String> unsigned = Contract.asDocumentedResponse(unsignedRequest,
-                java.net.http.HttpClient.newHttpClient().send(unsignedRequest,
-                        java.net.http.HttpResponse.BodyHandlers.ofString()));
+                .POST(HttpRequest.BodyPublishers.ofString(payload)).build();
+        HttpResponse<String> unsigned = Contract.asDocumentedResponse(unsignedRequest,
+                HttpClient.newHttpClient().send(unsignedRequest,
+                        HttpResponse.BodyHandlers.ofString()));
         assertEquals(400, unsigned.statusCode());
         assertEquals(true, unsigned.body().contains(TYPES + "signature-missing"), unsigned.body());
     }

@@ -4,13 +4,13 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import com.github.tomakehurst.wiremock.client.WireMock;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.payment.callbacks.Acknowledgements;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;
-import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Contract;
@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Level;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -112,7 +113,7 @@ class ProviderEdgeCasesTest extends SandboxedProviderTest {
                 + " and event_id = ? and kind = 'invalid-event'", event));
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void shouldRaiseTheKeyAlarmOnlyForAVerifiedWellFormedResourceWhoseTagFails() {
         WechatFixtures otherKey = WechatFixtures.createTemporary();
         String body = otherKey.notification("EV-tag-" + UUID.randomUUID(), "TRANSACTION.SUCCESS", "transaction",
@@ -123,7 +124,7 @@ class ProviderEdgeCasesTest extends SandboxedProviderTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void shouldRefuseAStripeEventSignedFarInTheFutureAndLeaveTheOrderUnpaid() {
         String intent = "pi_future_" + UUID.randomUUID().toString().substring(0, 8);
         String id = payingWithStripe(intent);
@@ -143,7 +144,7 @@ class ProviderEdgeCasesTest extends SandboxedProviderTest {
                 + " and order_id = ?", provider, eventId, kind, UUID.fromString(orderId));
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void shouldAcknowledgeAVerifiedStripeEventWhoseIdIsNotPrintableAsciiAsAnAnomalyUnderADerivedId() {
         String intent = "pi_accent_" + UUID.randomUUID().toString().substring(0, 8);
         String id = payingWithStripe(intent);
@@ -158,7 +159,7 @@ class ProviderEdgeCasesTest extends SandboxedProviderTest {
         assertEquals("PAYMENT_PENDING", Sql.string("select status from orders where id = ?", UUID.fromString(id)));
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void shouldAcknowledgeAVerifiedWechatOrMockpayEventWhoseIdIsNotPrintableAsciiAsAnAnomaly() {
         String customer = OrderMother.newCustomer();
         String yuan = Shoppers.yuanOrder(customer);
@@ -179,7 +180,7 @@ class ProviderEdgeCasesTest extends SandboxedProviderTest {
         assertEquals(1, anomalies("mockpay", derivedId(mockpayEvent), "invalid-event", order));
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void shouldAcknowledgeAStripeEventIdSentAgainWithOtherContentAsAnAnomalyAndKeepTheFirst() {
         String intent = "pi_reused_" + UUID.randomUUID().toString().substring(0, 8);
         String id = payingWithStripe(intent);

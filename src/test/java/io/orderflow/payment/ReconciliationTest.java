@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.client.MappingBuilder;
 import io.orderflow.payment.reconcile.Reconciler;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
@@ -24,7 +25,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The janitor asks Stripe (WireMock) about attempts pending too long and applies the answer through the callbacks'
@@ -81,7 +88,7 @@ class ReconciliationTest extends SandboxedProviderTest {
         return outTradeNo;
     }
 
-    private static com.github.tomakehurst.wiremock.client.MappingBuilder wechatQuery(String outTradeNo) {
+    private static MappingBuilder wechatQuery(String outTradeNo) {
         return get(urlPathEqualTo("/v3/pay/transactions/out-trade-no/" + outTradeNo))
                 .withQueryParam("mchid", equalTo(WechatFixtures.MERCHANT_ID));
     }
@@ -145,15 +152,15 @@ class ReconciliationTest extends SandboxedProviderTest {
         assertConsistent(id);
     }
 
-    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> declinedStripeQueries() {
-        return java.util.stream.Stream.of(
-                org.junit.jupiter.params.provider.Arguments.of(401, "invalid_request_error", null),
-                org.junit.jupiter.params.provider.Arguments.of(404, "invalid_request_error", "resource_missing"),
-                org.junit.jupiter.params.provider.Arguments.of(403, "invalid_request_error", "secret_key_required"));
+    static Stream<Arguments> declinedStripeQueries() {
+        return Stream.of(
+                Arguments.of(401, "invalid_request_error", null),
+                Arguments.of(404, "invalid_request_error", "resource_missing"),
+                Arguments.of(403, "invalid_request_error", "secret_key_required"));
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.MethodSource("declinedStripeQueries")
+    @ParameterizedTest
+    @MethodSource("declinedStripeQueries")
     void shouldLeaveAnOrderPendingAndAskAgainLaterWhenStripeRefusesTheQueryItself(int status, String type,
             String code) {
         String intent = "pi_refused_" + UUID.randomUUID().toString().substring(0, 8);
@@ -168,7 +175,7 @@ class ReconciliationTest extends SandboxedProviderTest {
         assertEquals("PENDING", Sql.string("select state from payment_attempts where order_id = ?",
                 UUID.fromString(id)));
         assertEquals(0, Sql.historyCount(id, "PAYMENT_FAILED"));
-        Management.given().get("/q/metrics").then().body(org.hamcrest.Matchers.containsString(
+        Management.given().get("/q/metrics").then().body(Matchers.containsString(
                 "orderflow_payments_reconciliation_total{outcome=\"query-declined\",provider=\"stripe\"}"));
         // the key is fixed; the next look, past the threshold again, settles the payment
         stripeSays(intent, "succeeded", "ch_" + intent);
@@ -246,7 +253,7 @@ class ReconciliationTest extends SandboxedProviderTest {
                 "CLOSED", "2500")).withFixedDelay(600)));
         server.stubFor(post(urlPathMatching("/v3/pay/transactions/out-trade-no/.*/close"))
                 .willReturn(aResponse().withStatus(204)));
-        java.util.concurrent.CompletableFuture<List<String>> asking = java.util.concurrent.CompletableFuture
+        CompletableFuture<List<String>> asking = CompletableFuture
                 .supplyAsync(this::reconcile);
         sandbox.awaitRequests(getRequestedFor(urlPathEqualTo("/v3/pay/transactions/out-trade-no/" + outTradeNo)), 1);
         server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent("pi_after_wx_"

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.tomakehurst.wiremock.client.WireMock;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.orderflow.payment.commands.ProviderCommands;
 import io.orderflow.payment.commands.RefundWorker;
@@ -20,13 +21,18 @@ import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
+import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -93,7 +99,7 @@ class RefundCommandsTest extends SandboxedProviderTest {
                 + " and order_id <> ?", UUID.fromString(orderId));
     }
 
-    private static <T> T onContext(java.util.function.Supplier<io.smallrye.mutiny.Uni<T>> work) {
+    private static <T> T onContext(Supplier<Uni<T>> work) {
         try {
             return VertxContextSupport.subscribeAndAwait(work);
         } catch (Throwable e) {
@@ -105,7 +111,7 @@ class RefundCommandsTest extends SandboxedProviderTest {
     private ProviderCommands.Refund claim(String orderId) {
         putOthersOff(orderId);
         List<ProviderCommands.Refund> claimed = onContext(() -> providerCommands.claimDue(Instant.now(),
-                java.time.Duration.ofSeconds(60), 1));
+                Duration.ofSeconds(60), 1));
         assertEquals(1, claimed.size());
         return claimed.get(0);
     }
@@ -159,7 +165,7 @@ class RefundCommandsTest extends SandboxedProviderTest {
         String intent = "pi_busy_" + suffix;
         String command = cancelledADayAgo(intent, charge, null, false, null);
         String id = orderOf(command);
-        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get(urlPathEqualTo("/v1/refunds"))
+        server.stubFor(WireMock.get(urlPathEqualTo("/v1/refunds"))
                 .willReturn(aResponse().withStatus(429).withHeader("Content-Type", "application/json")
                         .withBody("{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"rate_limit\","
                                 + "\"message\":\"Too many requests\"}}")));
@@ -203,13 +209,13 @@ class RefundCommandsTest extends SandboxedProviderTest {
     void shouldPayWithWechatNativeRefundOnCancelOnceByTheCommandsOutRefundNoAndCloseOnRefundSuccess() {
         breakers.reset("wechatpay");
         String customer = newCustomer();
-        String id = Auth.customer(customer).contentType(io.restassured.http.ContentType.JSON)
+        String id = Auth.customer(customer).contentType(ContentType.JSON)
                 .header("Idempotency-Key", newKey()).body(Map.of("customerId", customer, "currency", "CNY",
                         "items", List.of(Map.of("sku", "SKU-1", "quantity", 1, "unitPrice", 2500))))
                 .post("/orders").then().statusCode(201).extract().path("id");
         server.stubFor(post("/v3/pay/transactions/native")
                 .willReturn(okJson("{\"code_url\":\"weixin://wxpay/bizpayurl?pr=refund\"}")));
-        String attempt = Auth.customer(customer).contentType(io.restassured.http.ContentType.JSON)
+        String attempt = Auth.customer(customer).contentType(ContentType.JSON)
                 .header("Idempotency-Key", newKey()).body(Map.of("provider", "wechatpay"))
                 .post("/orders/" + id + "/pay").then().statusCode(200).extract().path("payment.attemptId");
         String outTradeNo = attempt.replace("-", "");
@@ -218,7 +224,7 @@ class RefundCommandsTest extends SandboxedProviderTest {
                 "2500"));
         Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
 
-        Auth.customer(customer).contentType(io.restassured.http.ContentType.JSON).body(Map.of())
+        Auth.customer(customer).contentType(ContentType.JSON).body(Map.of())
                 .post("/orders/" + id + "/cancel").then().statusCode(200).body("status", is("REFUND_PENDING"));
         String outRefundNo = commandId(id).replace("-", "");
         String refundId = "5030" + outTradeNo.substring(0, 10);
@@ -261,14 +267,14 @@ class RefundCommandsTest extends SandboxedProviderTest {
         String command = commandId(id);
         Sql.update("update provider_commands set state = 'SENT', tries = 3, created_at = now() - interval '25 hours',"
                 + " next_at = now() - interval '1 second' where order_id = ?", UUID.fromString(id));
-        List<String> listed = new java.util.ArrayList<>();
+        List<String> listed = new ArrayList<>();
         if (other != null) {
             listed.add(other);
         }
         if (refunded) {
             listed.add(StripeFixtures.refund(refundId, charge, intent, String.valueOf(AMOUNT), "succeeded", command));
         }
-        server.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get(urlPathEqualTo("/v1/refunds"))
+        server.stubFor(WireMock.get(urlPathEqualTo("/v1/refunds"))
                 .withQueryParam("charge", equalTo(charge)).willReturn(okJson("{\"object\":\"list\",\"data\":["
                         + String.join(",", listed) + "],\"has_more\":false,\"url\":\"/v1/refunds\"}")));
         return command;

@@ -30,6 +30,7 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -147,7 +148,7 @@ class RefundsTest extends SandboxedProviderTest {
         String intent = scene.intent();
         String id = scene.orderId();
         long[] parts = { 1500, 2000, 500 };
-        List<String> ours = new java.util.ArrayList<>();
+        List<String> ours = new ArrayList<>();
         for (int i = 0; i < parts.length; i++) {
             stripeRefunds(parts[i], "re_" + i + "_" + suffix, charge, intent);
             Response accepted = refund(id, parts[i], newKey());

@@ -2,10 +2,23 @@ package io.orderflow.payment;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import io.orderflow.payment.spi.ProviderOutcome;
+import io.orderflow.support.InvariantChecker;
+import io.orderflow.support.Sql;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
@@ -26,38 +39,38 @@ public abstract class SandboxedProviderTest {
     /** The provider under test, whose breaker is reset. */
     protected abstract String provider();
 
-    private java.time.Instant started;
+    private Instant started;
 
     @BeforeEach
     void resetProvider() {
         server = sandbox.server();
         restart();
-        started = java.time.Instant.now().minusSeconds(1);
+        started = Instant.now().minusSeconds(1);
     }
 
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void checkTheOrdersOfTheTest() {
-        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), violationsOfOrdersCreatedSince(started),
+        Assertions.assertEquals(List.of(), violationsOfOrdersCreatedSince(started),
                 "the invariant checker over the orders this test created");
     }
 
     /** The checker's violations over the orders created since {@code since} (tests of a class run one by one). */
-    static java.util.List<io.orderflow.support.InvariantChecker.Violation> violationsOfOrdersCreatedSince(
-            java.time.Instant since) {
-        java.util.List<String> ids = new java.util.ArrayList<>();
-        try (java.sql.Connection c = io.orderflow.support.Sql.connect();
-                java.sql.PreparedStatement ps = c.prepareStatement("select cast(id as text) from orders"
+    static List<InvariantChecker.Violation> violationsOfOrdersCreatedSince(
+            Instant since) {
+        List<String> ids = new ArrayList<>();
+        try (Connection c = Sql.connect();
+                PreparedStatement ps = c.prepareStatement("select cast(id as text) from orders"
                         + " where created_at >= ?")) {
-            ps.setObject(1, java.time.OffsetDateTime.ofInstant(since, java.time.ZoneOffset.UTC));
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
+            ps.setObject(1, OffsetDateTime.ofInstant(since, ZoneOffset.UTC));
+            try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     ids.add(rs.getString(1));
                 }
             }
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-        return ids.isEmpty() ? java.util.List.of() : io.orderflow.support.Sql.violations(ids);
+        return ids.isEmpty() ? List.of() : Sql.violations(ids);
     }
 
     /** Forgets every stub and request, and closes the breaker. */

@@ -1,5 +1,6 @@
 package io.orderflow.payment.simulator;
 
+import io.orderflow.support.Contract;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,6 +16,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -147,7 +149,7 @@ public final class ProviderRetrySimulator {
     private final ScheduledExecutorService timer = Executors.newScheduledThreadPool(4);
     private final Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
     /** Exchanges that were not as openapi.yaml says, with the contract's verdict. */
-    private final List<String> undocumented = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> undocumented = new CopyOnWriteArrayList<>();
     private final Map<String, List<List<Integer>>> rounds = new ConcurrentHashMap<>();
     private final AtomicInteger deliveries = new AtomicInteger();
     private final AtomicInteger acksDropped = new AtomicInteger();
@@ -232,7 +234,7 @@ public final class ProviderRetrySimulator {
                 .handle((response, failure) -> {
                     if (response != null) {
                         try {
-                            io.orderflow.support.Contract.asDocumented(sent, body, response);
+                            Contract.asDocumented(sent, body, response);
                         } catch (AssertionError notAsDocumented) {
                             undocumented.add(notAsDocumented.getMessage());
                         }

@@ -1,6 +1,9 @@
 package io.orderflow.payment.stripe;
 
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.client.WireMock;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.util.HexFormat;
 import java.util.UUID;
 import javax.crypto.Mac;
@@ -66,9 +69,9 @@ public final class StripeFixtures {
     }
 
     /** Stripe's error answer: {@code {"error": {type, code, message}}} with a Request-Id, as its API sends it. */
-    public static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder error(int status, String type,
+    public static ResponseDefinitionBuilder error(int status, String type,
             String code) {
-        return com.github.tomakehurst.wiremock.client.WireMock.aResponse().withStatus(status)
+        return WireMock.aResponse().withStatus(status)
                 .withHeader("Content-Type", "application/json").withHeader("Request-Id", "req_" + UUID.randomUUID())
                 .withBody("{\"error\":{\"type\":\"" + type + "\"" + (code == null ? "" : ",\"code\":\"" + code
                         + "\"") + ",\"message\":\"Simulated Stripe error\"}}");
@@ -80,7 +83,7 @@ public final class StripeFixtures {
             mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
             byte[] signed = mac.doFinal((timestamp + "." + payload).getBytes(StandardCharsets.UTF_8));
             return "t=" + timestamp + ",v1=" + HexFormat.of().formatHex(signed);
-        } catch (java.security.GeneralSecurityException e) {
+        } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -148,7 +150,7 @@ class StripeWebhooksTest {
 
     @Test
     void shouldNameTheRefundOfOursItsMetadataNamesAndReadEveryRefundStatus() {
-        java.util.UUID ours = java.util.UUID.randomUUID();
+        UUID ours = UUID.randomUUID();
         assertEquals(new Notification.RefundSucceeded("evt_10", "refund.updated", new Notification.ByReference("pi_8"),
                 "re_10", "ch_8", 1500L, "EUR", ours), verify(event("evt_10", "refund.updated",
                         refund("re_10", "ch_8", "pi_8", "1500", "succeeded", ours.toString()))));
@@ -159,7 +161,7 @@ class StripeWebhooksTest {
         assertEquals(new Notification.RefundFailed("evt_12", "refund.updated", new Notification.ByReference("pi_8"),
                 "re_12", ours, "canceled"), verify(event("evt_12", "refund.updated",
                         refund("re_12", "ch_8", "pi_8", "1500", "canceled", ours.toString()))));
-        for (String underWay : java.util.List.of("pending", "requires_action")) {
+        for (String underWay : List.of("pending", "requires_action")) {
             assertEquals(new Notification.Ignored("evt_13", "refund.updated (" + underWay + ")"), verify(event("evt_13",
                     "refund.updated", refund("re_13", "ch_8", "pi_8", "1500", underWay, ours.toString()))));
         }
@@ -172,7 +174,7 @@ class StripeWebhooksTest {
         assertTrue(invalid.reason().contains("in part"), invalid.reason());
     }
 
-    private static void assertRejected(ProblemType type, org.junit.jupiter.api.function.Executable call) {
+    private static void assertRejected(ProblemType type, Executable call) {
         NotificationRejected rejected = assertThrows(NotificationRejected.class, call);
         assertEquals(type.uri(), rejected.problem().type());
     }

@@ -1,5 +1,8 @@
 package io.orderflow.payment.wechatpay;
 
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.client.WireMock;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,11 +14,15 @@ import java.security.SecureRandom;
 import java.security.Signature;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.Assertions;
 
 /**
  * Plays WeChat Pay in tests with keys made for the run: the merchant's key pair (the service signs requests with
@@ -32,7 +39,7 @@ public final class WechatFixtures {
     public static final String PLATFORM_KEY_ID = "PUB_KEY_ID_0112300001092025011500112233000000";
     public static final String NOTIFY_URL = "https://shop.example/payments/wechatpay/callbacks";
 
-    private static final java.util.regex.Pattern AUTH = java.util.regex.Pattern.compile("(\\w+)=\"([^\"]*)\"");
+    private static final Pattern AUTH = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
     private final KeyPair merchant;
     private final KeyPair platform;
@@ -137,22 +144,22 @@ public final class WechatFixtures {
      * this merchant and serial) verifies with the merchant public key over WeChat's message, and it names the
      * platform key it expects the answer signed with.
      */
-    public void assertSignedByMerchant(com.github.tomakehurst.wiremock.verification.LoggedRequest request) {
+    public void assertSignedByMerchant(LoggedRequest request) {
         String header = request.getHeader("Authorization");
-        org.junit.jupiter.api.Assertions.assertTrue(header != null
+        Assertions.assertTrue(header != null
                 && header.startsWith("WECHATPAY2-SHA256-RSA2048 "), String.valueOf(header));
         Map<String, String> parts = new HashMap<>();
-        java.util.regex.Matcher m = AUTH.matcher(header);
+        Matcher m = AUTH.matcher(header);
         while (m.find()) {
             parts.put(m.group(1), m.group(2));
         }
-        org.junit.jupiter.api.Assertions.assertEquals(MERCHANT_ID, parts.get("mchid"));
-        org.junit.jupiter.api.Assertions.assertEquals(MERCHANT_SERIAL, parts.get("serial_no"));
+        Assertions.assertEquals(MERCHANT_ID, parts.get("mchid"));
+        Assertions.assertEquals(MERCHANT_SERIAL, parts.get("serial_no"));
         String message = request.getMethod().value() + "\n" + request.getUrl() + "\n" + parts.get("timestamp")
                 + "\n" + parts.get("nonce_str") + "\n" + request.getBodyAsString() + "\n";
-        org.junit.jupiter.api.Assertions.assertTrue(signedByMerchant(message, parts.get("signature")),
+        Assertions.assertTrue(signedByMerchant(message, parts.get("signature")),
                 "signature over " + message);
-        org.junit.jupiter.api.Assertions.assertEquals(PLATFORM_KEY_ID, request.getHeader("Wechatpay-Serial"));
+        Assertions.assertEquals(PLATFORM_KEY_ID, request.getHeader("Wechatpay-Serial"));
     }
 
     /**
@@ -191,9 +198,9 @@ public final class WechatFixtures {
     }
 
     /** WeChat Pay's error answer, {@code {"code", "message"}} (the sandbox signs it as it sends it). */
-    public static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder error(int status, String code,
+    public static ResponseDefinitionBuilder error(int status, String code,
             String message) {
-        return com.github.tomakehurst.wiremock.client.WireMock.aResponse().withStatus(status)
+        return WireMock.aResponse().withStatus(status)
                 .withHeader("Content-Type", "application/json")
                 .withBody("{\"code\":\"" + code + "\",\"message\":\"" + message + "\"}");
     }
@@ -222,7 +229,7 @@ public final class WechatFixtures {
     private static String randomNonce() {
         byte[] bytes = new byte[16];
         new SecureRandom().nextBytes(bytes);
-        return java.util.HexFormat.of().formatHex(bytes).toUpperCase();
+        return HexFormat.of().formatHex(bytes).toUpperCase();
     }
 
     private static String pem(String type, byte[] der) {

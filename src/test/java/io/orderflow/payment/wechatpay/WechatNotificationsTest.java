@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -124,7 +125,7 @@ class WechatNotificationsTest {
 
     @Test
     void shouldReadARefundWechatDidNotMakeAsAFailureOfTheRefundItsOutRefundNoNames() {
-        java.util.UUID ours = java.util.UUID.randomUUID();
+        UUID ours = UUID.randomUUID();
         String body = WECHAT.notification("EV-8", "REFUND.ABNORMAL", "refund",
                 refund("a1b2c3", "4200000001", ours.toString().replace("-", ""), "5030", "ABNORMAL", "2500"));
         assertEquals(new Notification.RefundFailed("EV-8", "REFUND.ABNORMAL", new Notification.ByReference("a1b2c3"),
