@@ -29,10 +29,12 @@
  * <p>{@code callbacks}: notifications. {@link io.orderflow.payment.callbacks.CallbackResource} hands the raw request
  * to {@link io.orderflow.payment.callbacks.PaymentCallbacks}, which has the adapter verify it, matches it to an
  * attempt and runs it through the idempotency gate with the provider's event id as key;
- * {@link io.orderflow.payment.callbacks.ReportTransitions} turns it into the order's transition. What moves no order
- * is decided by {@link io.orderflow.payment.callbacks.AnomalousReports} (recorded as an anomaly) and
- * {@link io.orderflow.payment.callbacks.ForeignPaymentReports} (a stale attempt, a double capture, a refund of another
- * capture); a refund's report by {@link io.orderflow.payment.callbacks.RefundReports}.
+ * {@link io.orderflow.payment.callbacks.ReportTransitions} turns it into the order's transition. What the report means
+ * for the order — applied, duplicate, a stale attempt, a double capture, a refund of another capture, or an anomaly
+ * (unknown attempt or order, illegal, amount mismatch, transaction reused) — is decided by one pure function,
+ * {@code ReportVerdict}, of the match and the transition path's answer, and carried out by
+ * {@link io.orderflow.payment.callbacks.ReportActions}; a refund's report by
+ * {@link io.orderflow.payment.callbacks.RefundReports}.
  * {@link io.orderflow.payment.callbacks.Acknowledgements} answers every decided outcome with the provider's 2xx and a
  * failure with its refusal, a 5xx only when the failure is transient.
  *

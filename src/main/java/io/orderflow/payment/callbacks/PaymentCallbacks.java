@@ -22,10 +22,11 @@ import org.jboss.logging.Logger;
  * parses; this core decides. Every event is matched to a payment attempt ({@link MatchedAttempt}) — by the
  * provider's reference, or for mockpay by the order and its optional attempt id — and goes through the same
  * transition path as API calls ({@link ReportTransitions}), with the provider's event id as idempotency key
- * ({@link ProviderEventGate}) recorded in the same statement. Whatever the service
- * decides (applied, duplicate, stale attempt, other capture, illegal, mismatch, unknown) is acknowledged in the
- * provider's format with 2xx; only a failure whose outcome is unknown (database down, overload) is refused with 5xx,
- * so the provider re-sends ({@link Acknowledgements}).
+ * ({@link ProviderEventGate}) recorded in the same statement: verify, match, decide ({@link ReportVerdict}),
+ * act ({@link ReportActions}), acknowledge. Whatever the service decides (applied, duplicate, stale attempt, other
+ * capture, illegal, mismatch, unknown) is acknowledged in the provider's format with 2xx; only a failure whose
+ * outcome is unknown (database down, overload) is refused with 5xx, so the provider re-sends
+ * ({@link Acknowledgements}).
  */
 @ApplicationScoped
 public class PaymentCallbacks {
@@ -36,20 +37,20 @@ public class PaymentCallbacks {
     private final PaymentAttempts attempts;
     private final ProviderCommands commands;
     private final ReportTransitions transitions;
-    private final AnomalousReports anomalous;
+    private final ReportActions actions;
     private final Acknowledgements acks;
     private final RefundReports refundReports;
     private final Times times;
 
     public PaymentCallbacks(PaymentProviders providers, ProviderEventGate events, PaymentAttempts attempts,
-            ProviderCommands commands, ReportTransitions transitions, AnomalousReports anomalous,
+            ProviderCommands commands, ReportTransitions transitions, ReportActions actions,
             Acknowledgements acks, RefundReports refundReports, Times times) {
         this.providers = providers;
         this.events = events;
         this.attempts = attempts;
         this.commands = commands;
         this.transitions = transitions;
-        this.anomalous = anomalous;
+        this.actions = actions;
         this.acks = acks;
         this.refundReports = refundReports;
         this.times = times;
@@ -90,19 +91,16 @@ public class PaymentCallbacks {
         return matched(provider, report, actor);
     }
 
-    /** A report about a payment, matched to its attempt and applied through the transition path. */
+    /**
+     * A report about a payment: matched to its attempt, then decided once behind the gate — the transition path
+     * moves the order or says why not, {@link ReportVerdict} judges that, {@link ReportActions} carries it out.
+     */
     private Uni<Reply> matched(PaymentProvider provider, Notification.Correlated report, String actor) {
-        return match(provider, report.subject()).chain(match -> {
-            if (report instanceof Notification.Invalid invalid) {
-                return anomalous.invalid(provider, invalid, match == null ? null : match.orderId());
-            }
-            if (match == null) {
-                return anomalous.unmatched(provider, report);
-            }
-            return events.once(provider, report, match.orderId(),
-                    claim -> transitions.apply(provider, report, match, claim, actor),
-                    () -> recordRefund(provider, report));
-        });
+        return match(provider, report.subject()).chain(match -> ReportVerdict.ofMatch(report, match)
+                .map(anomaly -> actions.record(provider, report, anomaly))
+                .orElseGet(() -> events.once(provider, report, match.orderId(),
+                        claim -> transitions.apply(provider, report, match, claim, actor),
+                        () -> recordRefund(provider, report))));
     }
 
     /**

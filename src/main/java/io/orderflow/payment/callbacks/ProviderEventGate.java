@@ -31,14 +31,14 @@ public class ProviderEventGate {
 
     private final IdempotencyGate gate;
     private final OrderService orders;
-    private final AnomalousReports anomalous;
+    private final ReportActions actions;
     private final Acknowledgements acks;
 
-    public ProviderEventGate(IdempotencyGate gate, OrderService orders, AnomalousReports anomalous,
+    public ProviderEventGate(IdempotencyGate gate, OrderService orders, ReportActions actions,
             Acknowledgements acks) {
         this.gate = gate;
         this.orders = orders;
-        this.anomalous = anomalous;
+        this.actions = actions;
         this.acks = acks;
     }
 
@@ -56,7 +56,8 @@ public class ProviderEventGate {
                 row -> acks.acknowledge(provider, report, "applied", orders.recordedOrder(row)));
         return gate.execute(keyed, action).call(after::get)
                 .onFailure(ProviderEventGate::isKeyReused)
-                .recoverWithUni(() -> anomalous.eventReused(provider, report, orderId));
+                .recoverWithUni(() -> actions.record(provider, report,
+                        ReportVerdict.eventReused(report, orderId)));
     }
 
     /** The provider sent another content under an event id it used before (its dedup record says so). */

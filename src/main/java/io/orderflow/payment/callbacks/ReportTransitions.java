@@ -18,23 +18,20 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * A matched provider report through the one transition path API calls take ({@link OrderService#transition}), with
- * the delivery's idempotency record in the same statement. When the order moves, or the report is a duplicate, the
- * provider is acknowledged; when the order cannot take it, the refusal the transition path decided (unknown order,
- * illegal, amount mismatch, not the order's payment, a transaction id taken) is handed to whoever decides it.
+ * the delivery's idempotency record in the same statement. The path's answer — moved, already taken, or the refusal
+ * it decided (unknown order, illegal, amount mismatch, not the order's payment, a transaction id taken) — is judged by
+ * {@link ReportVerdict} and carried out by {@link ReportActions}.
  */
 @ApplicationScoped
 public class ReportTransitions {
 
     private final OrderService orders;
-    private final AnomalousReports anomalous;
-    private final ForeignPaymentReports others;
+    private final ReportActions actions;
     private final Acknowledgements acks;
 
-    public ReportTransitions(OrderService orders, AnomalousReports anomalous, ForeignPaymentReports others,
-            Acknowledgements acks) {
+    public ReportTransitions(OrderService orders, ReportActions actions, Acknowledgements acks) {
         this.orders = orders;
-        this.anomalous = anomalous;
-        this.others = others;
+        this.actions = actions;
         this.acks = acks;
     }
 
@@ -53,28 +50,40 @@ public class ReportTransitions {
                 report.amount(), report.currency(), match.attemptId());
         TransitionCommand command = new TransitionCommand(match.orderId(), report.event(), details, null, name,
                 actor, notification.id(), null);
-        return orders.transition(command, claim, result -> ack(provider, notification, report, result))
-                .chain(done -> ForeignPaymentReports.isDoubleCapture(report, done.result())
-                        ? others.doubleCapture(provider, notification, report, match, done.result().order(),
-                                done.reply())
-                        : Uni.createFrom().item(done.reply()))
-                .onFailure(OrderNotFoundException.class).recoverWithUni(() -> anomalous.unknownOrder(provider,
-                        notification, report, match.orderId()))
-                .onFailure(IllegalTransitionException.class).recoverWithUni(failure -> anomalous.illegal(provider,
-                        notification, report, match.orderId(), (IllegalTransitionException) failure))
-                .onFailure(AmountMismatchException.class).recoverWithUni(failure -> others.amountMismatch(provider,
-                        notification, report, match, (AmountMismatchException) failure))
-                .onFailure(NotConcernedException.class).recoverWithUni(failure -> others.notConcerned(provider,
-                        notification, report, match, ((NotConcernedException) failure).order()))
-                .onFailure(ReportTransitions::isCaptureTaken).recoverWithUni(() -> others.transactionTaken(provider,
-                        notification, report, match));
+        return orders.transition(command, claim, result -> acks.acknowledge(provider, notification,
+                        ((ReportVerdict.Answered) ReportVerdict.of(report, match, moved(result))).outcome(),
+                        result.order()))
+                .chain(done -> actions.act(provider, notification, report, match,
+                        ReportVerdict.of(report, match, moved(done.result())), done.reply()))
+                // as before the verdict: a refusal while carrying out a double capture is judged the same way
+                .onFailure(ReportTransitions::isRefusal).recoverWithUni(failure -> actions.act(provider,
+                        notification, report, match, ReportVerdict.of(report, match, refusal(failure)), null));
     }
 
-    private Reply ack(PaymentProvider provider, Notification notification, PaymentReport report,
-            TransitionResult result) {
-        String outcome = result.applied() ? "applied" : ForeignPaymentReports.isDoubleCapture(report, result)
-                ? "double-capture" : "duplicate";
-        return acks.acknowledge(provider, notification, outcome, result.order());
+    private static TransitionOutcome moved(TransitionResult result) {
+        return new TransitionOutcome.Moved(result.applied(), result.order());
+    }
+
+    private static boolean isRefusal(Throwable failure) {
+        return failure instanceof OrderNotFoundException || failure instanceof IllegalTransitionException
+                || failure instanceof AmountMismatchException || failure instanceof NotConcernedException
+                || isCaptureTaken(failure);
+    }
+
+    private static TransitionOutcome refusal(Throwable failure) {
+        if (failure instanceof OrderNotFoundException) {
+            return new TransitionOutcome.NoOrder();
+        }
+        if (failure instanceof IllegalTransitionException illegal) {
+            return new TransitionOutcome.Illegal(illegal.current(), illegal.getMessage());
+        }
+        if (failure instanceof AmountMismatchException mismatch) {
+            return new TransitionOutcome.AmountMismatch(mismatch.order(), mismatch.getMessage());
+        }
+        if (failure instanceof NotConcernedException notConcerned) {
+            return new TransitionOutcome.NotConcerned(notConcerned.order());
+        }
+        return new TransitionOutcome.CaptureTaken();
     }
 
     /** The statement failed on {@code payment_captures}' primary key: another order took the transaction id. */
