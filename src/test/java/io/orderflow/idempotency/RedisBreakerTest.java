@@ -127,7 +127,7 @@ class RedisBreakerTest {
                             .subscribeAsCompletionStage())
                     .toList();
             Await.until(() -> claims.stream().filter(CompletableFuture::isDone).count() == 3,
-                    "the claims behind the probe answered at once");
+                    "the three claims behind the probe to be refused at once");
             assertEquals(3, claims.stream().filter(c -> c.isDone() && c.join() == Kind.UNAVAILABLE).count());
             proxy.unfreeze();
             List<Kind> kinds = claims.stream().map(c -> c.orTimeout(10, TimeUnit.SECONDS).join()).toList();
