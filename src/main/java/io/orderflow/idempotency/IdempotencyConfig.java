@@ -76,7 +76,10 @@ public interface IdempotencyConfig {
         @WithDefault("10")
         int breakerFailures();
 
-        /** How long the breaker stays open; then one command probes Redis, and one more failure opens it again. */
+        /**
+         * How long the breaker stays open; then one command probes Redis (others meanwhile go straight to the
+         * database): its success closes the breaker, its failure opens it again.
+         */
         @WithDefault("1s")
         Duration breakerOpen();
     }

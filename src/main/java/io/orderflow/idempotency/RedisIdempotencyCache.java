@@ -12,9 +12,7 @@ import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.jboss.logging.Logger;
+import java.util.function.Supplier;
 
 /**
  * Redis as a fast shutter in front of the database: {@code SET idem:{scope}:{key} p:{fingerprint} NX GET EX ttl}
@@ -22,17 +20,14 @@ import org.jboss.logging.Logger;
  * marker or a cached completed response. Redis only ever saves work: every failure, timeout or miss answers
  * {@link Peek.Kind#UNAVAILABLE} or {@link Peek.Kind#CLAIMED}, and the database decides.
  *
- * <p>A breaker keeps a failing Redis from costing every request its timeout: after
- * {@code idempotency.redis.breaker-failures} failures in a row the shutter answers UNAVAILABLE without calling Redis
- * for {@code idempotency.redis.breaker-open}; then the next command probes, and one more failure opens it again.
+ * <p>Every command goes through a {@link RedisBreaker}: while it is open the shutter answers UNAVAILABLE without
+ * calling Redis.
  */
 // @Startup: its metrics exist from startup, at zero, for the alerts (k8s/monitoring)
 @Startup
 @ApplicationScoped
 public class RedisIdempotencyCache {
 
-    /** The log category this class had under its former name, which log filters and alerts may name. */
-    private static final Logger LOG = Logger.getLogger("io.orderflow.idempotency.RedisShutter");
     private static final String PENDING = "p:";
     private static final String DONE = "d:";
     private static final long POLL_MILLIS = 15;
@@ -65,10 +60,7 @@ public class RedisIdempotencyCache {
     private final ReactiveValueCommands<String, String> values;
     private final IdempotencyConfig.Redis config;
     private final Counter fallbacks;
-    private final Counter breakerOpenings;
-    private final AtomicBoolean healthy = new AtomicBoolean(true);
-    private final AtomicInteger failuresInARow = new AtomicInteger();
-    private volatile long openUntilNanos = System.nanoTime();
+    private final RedisBreaker breaker;
 
     public RedisIdempotencyCache(ReactiveRedisDataSource redis, IdempotencyConfig config, MeterRegistry registry) {
         this.values = redis.value(String.class);
@@ -76,20 +68,23 @@ public class RedisIdempotencyCache {
         this.fallbacks = Counter.builder("orderflow.idempotency.redis.fallbacks")
                 .description("Requests that went on without Redis because it failed or was too slow")
                 .register(registry);
-        this.breakerOpenings = Counter.builder("orderflow.idempotency.redis.breaker.openings")
-                .description("Times Redis failed often enough in a row to be skipped for a while")
-                .register(registry);
+        this.breaker = new RedisBreaker(this.config, registry);
     }
 
     public Uni<Peek> claim(KeyClaim claim) {
-        if (skipRedis()) {
+        if (!config.enabled()) {
             fallbacks.increment();
             return Uni.createFrom().item(Peek.UNAVAILABLE_PEEK);
         }
         SetArgs args = new SetArgs().nx().ex(config.pendingTtl());
-        return bounded(values.setGet(redisKey(claim), PENDING + claim.fingerprint(), args))
+        return bounded(() -> values.setGet(redisKey(claim), PENDING + claim.fingerprint(), args))
                 .map(RedisIdempotencyCache::peek)
-                .onFailure().recoverWithItem(failure -> unavailable(failure));
+                .onFailure().recoverWithItem(failure -> {
+                    // a refused claim is a request going on without Redis too
+                    fallbacks.increment();
+                    breaker.failed(failure);
+                    return Peek.UNAVAILABLE_PEEK;
+                });
     }
 
     /**
@@ -114,7 +109,7 @@ public class RedisIdempotencyCache {
 
     /** Caches a completed response; a failure here costs only a database round trip later. */
     public Uni<Void> remember(KeyClaim claim, Reply reply) {
-        if (skipRedis()) {
+        if (!config.enabled()) {
             return Uni.createFrom().voidItem();
         }
         Duration ttl = Duration.between(Instant.now(), claim.expiresAt());
@@ -124,58 +119,40 @@ public class RedisIdempotencyCache {
         if (ttl.getSeconds() < 1) {
             return release(claim);
         }
-        return bounded(values.set(redisKey(claim), DONE + encode(claim.fingerprint(), reply), new SetArgs().ex(ttl)))
-                .onFailure().recoverWithItem(failure -> {
-                    unavailable(failure);
-                    return null;
-                });
+        SetArgs args = new SetArgs().ex(ttl);
+        return bounded(() -> values.set(redisKey(claim), DONE + encode(claim.fingerprint(), reply), args))
+                .onFailure().recoverWithItem(failure -> unavailable(failure));
     }
 
     /** Drops the in-flight marker of a request whose database work failed, so a retry is not held up. */
     public Uni<Void> release(KeyClaim claim) {
-        if (skipRedis()) {
+        if (!config.enabled()) {
             return Uni.createFrom().voidItem();
         }
-        return bounded(values.getdel(redisKey(claim))).replaceWithVoid()
-                .onFailure().recoverWithItem(failure -> {
-                    unavailable(failure);
-                    return null;
-                });
+        return bounded(() -> values.getdel(redisKey(claim))).replaceWithVoid()
+                .onFailure().recoverWithItem(failure -> unavailable(failure));
     }
 
     /** True while the breaker is open. */
     public boolean isBypassed() {
-        return System.nanoTime() - openUntilNanos < 0;
+        return breaker.isOpen();
     }
 
-    private boolean skipRedis() {
-        return !config.enabled() || isBypassed();
+    /** The command through the breaker, each call bounded by the configured timeout (a timeout is a failure). */
+    private <T> Uni<T> bounded(Supplier<Uni<T>> command) {
+        return breaker.call(() -> command.get().ifNoItem().after(config.timeout()).fail());
     }
 
-    private <T> Uni<T> bounded(Uni<T> command) {
-        return command.ifNoItem().after(config.timeout()).fail()
-                .invoke(ignored -> {
-                    failuresInARow.set(0);
-                    if (!healthy.getAndSet(true)) {
-                        LOG.info("Redis answers again; the idempotency fast path is back");
-                    }
-                });
-    }
-
-    /** Counts a fallback; logs only when the breaker opens (a busy moment must not flood the log). */
-    private Peek unavailable(Throwable failure) {
-        fallbacks.increment();
-        if (failuresInARow.incrementAndGet() >= config.breakerFailures()) {
-            // open; after it closes, a single further failure re-opens it (the first command is the probe)
-            failuresInARow.set(config.breakerFailures() - 1);
-            openUntilNanos = System.nanoTime() + config.breakerOpen().toNanos();
-            breakerOpenings.increment();
-            if (healthy.getAndSet(false)) {
-                LOG.warnf("Redis failing (%s); idempotency goes to the database, Redis is probed every %s",
-                        failure.toString(), config.breakerOpen());
-            }
+    /**
+     * A cache write or release that Redis failed is counted as a fallback; one the open breaker refused is not (its
+     * request was counted when its claim was refused).
+     */
+    private Void unavailable(Throwable failure) {
+        if (!RedisBreaker.refused(failure)) {
+            fallbacks.increment();
+            breaker.failed(failure);
         }
-        return Peek.UNAVAILABLE_PEEK;
+        return null;
     }
 
     private static String redisKey(KeyClaim claim) {
