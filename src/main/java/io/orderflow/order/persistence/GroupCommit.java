@@ -22,10 +22,11 @@ import java.util.function.Supplier;
  * statement ({@link TransitionSql} reading {@link TransitionSource#ARRAYS}) and one commit; at low load each goes at
  * once, alone, as the single-order statement.
  *
- * <p>Correctness does not depend on the batch: each row's compare-and-set is its own, two transitions of one order
- * never share a batch (the later one waits for the next), a batch's rows go in order id order (the order its row
- * locks are taken in), and a batch that fails on one row's values is re-run row by row as single statements; a
- * timeout or a lost connection is every row's answer, as it would have been alone (see {@link GroupedWrites}).
+ * <p>Correctness does not depend on the batch: each row's compare-and-set is its own, guards included (the payment
+ * attempt and amount a provider's report names), two transitions of one order never share a batch (the later one
+ * waits for the next), a batch's rows go in order id order (the order its row locks are taken in), and a batch that
+ * fails on one row's values is re-run row by row as single statements; a timeout or a lost connection is every row's
+ * answer, as it would have been alone (see {@link GroupedWrites}).
  */
 @ApplicationScoped
 public class GroupCommit {

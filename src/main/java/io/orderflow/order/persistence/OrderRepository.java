@@ -115,8 +115,8 @@ public class OrderRepository {
      * The compare-and-set, in one statement (see {@link TransitionSql}): moves the order if the event applies to
      * its status (and the expected version, the owner and, for provider reports, the amount agree), appending the
      * history row and {@code writes}; otherwise changes nothing and returns the order as it stands with its
-     * history. Under group commit ({@link GroupCommit}) a first-time transition of a client event may share its
-     * statement with other orders' transitions; its outcome is the same.
+     * history. Under group commit ({@link GroupCommit}) a transition whose writes all have a batch form may share
+     * its statement with other orders' transitions of its shape, guards included; its outcome is the same.
      *
      * @param moreChanges fields set besides the event's own (such as the payment attempt a PAY starts)
      * @return null when there is no such order
@@ -130,8 +130,7 @@ public class OrderRepository {
         EventDetails.ProviderReport report = move.details() instanceof EventDetails.ProviderReport r ? r : null;
         String details = mapping.detailsJson(move.details());
         Supplier<Uni<Object[]>> alone = () -> single(move, now, details, changes, required, report, writes);
-        Uni<Object[]> row = groupCommit.enabled() && required.isEmpty() && report == null
-                && TransitionSql.batchable(writes)
+        Uni<Object[]> row = groupCommit.enabled() && TransitionSql.batchable(writes)
                 ? groupCommit.submit(TransitionSql.statement(TransitionSource.ARRAYS, move.event(), changes.keySet(),
                         required.keySet(), report != null, writes), move.orderId(),
                         batchValues(move, now, details, changes, required, report, writes), alone)
