@@ -4,7 +4,7 @@
 #   bench/anchor.sh DATABASE LABEL keyed|keyless|batch-keyed OUT_DIR [CLIENTS] [SECONDS] [ROWS]
 #
 # bench/sql/transition-<kind>.pgbench is the statement TransitionSql builds for a first-time SHIP (generated and
-# pinned by BenchAnchorSqlTest); batch-keyed is TransitionBatchSql's group-commit statement moving ROWS orders per
+# pinned by BenchAnchorSqlTest); batch-keyed is its group-commit form (ARRAYS) moving ROWS orders per
 # transaction (default 8), as the service sends it under load. Each pgbench client ships its own freshly seeded PAID orders one after the other,
 # so every transaction is a real first-time move (the moved count is checked against the transactions). The orders
 # are added to DATABASE (which the service has migrated) under customer c-anchor, with ids above every earlier

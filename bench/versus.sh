@@ -25,7 +25,7 @@
 #    level for every orderflow contestant back to back, for the latency goals; service and PostgreSQL CPU per request; batch sizes; RSS; with --memory, the JVM flag sets
 #    of the memory search after that, one at a time, one round each;
 # 5. the physical anchor: pgbench on the service's own transition statements (bench/sql/*.pgbench, generated from
-#    TransitionSql and TransitionBatchSql by BenchAnchorSqlTest), keyed, keyless, and the group-commit statement
+#    TransitionSql, one order and ARRAYS, by BenchAnchorSqlTest), keyed, keyless, and the group-commit statement
 #    at the batch size the service reached, at the service's pool size;
 # 6. prints the ratios of this run only (bench/target/versus/summary.md). Absolute numbers drift between machines.
 #

@@ -61,7 +61,7 @@ class TracingTest extends SandboxedProviderTest {
     private static final AttributeKey<String> DB_STATEMENT = AttributeKey.stringKey("db.statement");
     private static final AttributeKey<String> DB_OPERATION = AttributeKey.stringKey("db.operation");
     private static final AttributeKey<String> DB_TABLE = AttributeKey.stringKey("db.sql.table");
-    /** What only the transition statement does (order/persistence/TransitionSql). */
+    /** What only the transition statement does, for one order or many (order/persistence/TransitionSql). */
     private static final String TRANSITION = "update orders o set status = r.to_status";
 
     @Inject

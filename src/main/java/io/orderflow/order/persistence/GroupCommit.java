@@ -19,13 +19,14 @@ import java.util.function.Supplier;
 /**
  * Group commit of first-time transitions ({@link GroupedWrites}): while {@link Config#maxInFlight()} statements of
  * one shape are already at PostgreSQL, the transitions that arrive queue up and leave together, as ONE multi-row
- * statement ({@link TransitionBatchSql}) and one commit; at low load each goes at once, alone, as the single-order
- * statement.
+ * statement ({@link TransitionSql} reading {@link TransitionSource#ARRAYS}) and one commit; at low load each goes at
+ * once, alone, as the single-order statement.
  *
- * <p>Correctness does not depend on the batch: each row's compare-and-set is its own, two transitions of one order
- * never share a batch (the later one waits for the next), a batch's rows go in order id order (the order its row
- * locks are taken in), and a batch that fails on one row's values is re-run row by row as single statements; a
- * timeout or a lost connection is every row's answer, as it would have been alone (see {@link GroupedWrites}).
+ * <p>Correctness does not depend on the batch: each row's compare-and-set is its own, guards included (the payment
+ * attempt and amount a provider's report names), two transitions of one order never share a batch (the later one
+ * waits for the next), a batch's rows go in order id order (the order its row locks are taken in), and a batch that
+ * fails on one row's values is re-run row by row as single statements; a timeout or a lost connection is every row's
+ * answer, as it would have been alone (see {@link GroupedWrites}).
  */
 @ApplicationScoped
 public class GroupCommit {
@@ -59,7 +60,7 @@ public class GroupCommit {
 
     private final Db db;
     private final Config config;
-    private final GroupedWrites<TransitionBatchSql.Statement, Map<String, Object>, Object[]> writes;
+    private final GroupedWrites<TransitionSql.Statement, Map<String, Object>, Object[]> writes;
 
     public GroupCommit(Db db, Config config, MeterRegistry registry) {
         this.db = db;
@@ -77,12 +78,12 @@ public class GroupCommit {
      * @param alone the single-order statement for this transition, used for a batch of one and after a failure
      * @return the statement's row for this order ({@code moved, row, history}), or null when there is no such order
      */
-    Uni<Object[]> submit(TransitionBatchSql.Statement statement, UUID orderId, Map<String, Object> values,
+    Uni<Object[]> submit(TransitionSql.Statement statement, UUID orderId, Map<String, Object> values,
             Supplier<Uni<Object[]>> alone) {
         return writes.submit(statement, orderId, values, alone);
     }
 
-    private Uni<Map<Object, Object[]>> run(TransitionBatchSql.Statement statement, List<Map<String, Object>> arrived) {
+    private Uni<Map<Object, Object[]>> run(TransitionSql.Statement statement, List<Map<String, Object>> arrived) {
         // rows lock their orders in the order they come: sorted, two batches in flight (or two replicas' batches)
         // that share orders lock them alike and never deadlock
         List<Map<String, Object>> batch = arrived.stream().sorted(BY_ORDER).toList();
@@ -90,7 +91,7 @@ public class GroupCommit {
         return db.run(ResendSafety.GUARDED, session -> {
             var query = session.createNativeQuery(statement.sql(),
                     session.getResultSetMapping(Object[].class, OrderEntity.TRANSITION_BATCH_OUTCOME));
-            for (TransitionBatchSql.Column column : statement.columns()) {
+            for (TransitionSql.Column column : statement.columns()) {
                 List<Object> values = new ArrayList<>(batch.size());
                 for (Map<String, Object> row : batch) {
                     values.add(row.get(column.name()));

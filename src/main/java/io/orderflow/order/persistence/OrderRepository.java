@@ -115,8 +115,8 @@ public class OrderRepository {
      * The compare-and-set, in one statement (see {@link TransitionSql}): moves the order if the event applies to
      * its status (and the expected version, the owner and, for provider reports, the amount agree), appending the
      * history row and {@code writes}; otherwise changes nothing and returns the order as it stands with its
-     * history. Under group commit ({@link GroupCommit}) a first-time transition of a client event may share its
-     * statement with other orders' transitions; its outcome is the same.
+     * history. Under group commit ({@link GroupCommit}) a transition whose writes all have a batch form may share
+     * its statement with other orders' transitions of its shape, guards included; its outcome is the same.
      *
      * @param moreChanges fields set besides the event's own (such as the payment attempt a PAY starts)
      * @return null when there is no such order
@@ -130,11 +130,11 @@ public class OrderRepository {
         EventDetails.ProviderReport report = move.details() instanceof EventDetails.ProviderReport r ? r : null;
         String details = mapping.detailsJson(move.details());
         Supplier<Uni<Object[]>> alone = () -> single(move, now, details, changes, required, report, writes);
-        Uni<Object[]> row = groupCommit.enabled() && required.isEmpty() && report == null
-                && TransitionBatchSql.batchable(writes)
-                        ? groupCommit.submit(TransitionBatchSql.statement(move.event(), changes.keySet(), writes),
-                                move.orderId(), batchValues(move, now, details, changes, writes), alone)
-                        : alone.get();
+        Uni<Object[]> row = groupCommit.enabled() && TransitionSql.batchable(writes)
+                ? groupCommit.submit(TransitionSql.statement(TransitionSource.ARRAYS, move.event(), changes.keySet(),
+                        required.keySet(), report != null, writes), move.orderId(),
+                        batchValues(move, now, details, changes, required, report, writes), alone)
+                : alone.get();
         return row.map(found -> found == null ? null : outcome(move.orderId(), found));
     }
 
@@ -142,8 +142,8 @@ public class OrderRepository {
     private Uni<Object[]> single(OrderMove move, Instant now, String details,
             Map<OrderField, Object> changes, Map<OrderField, Object> required, EventDetails.ProviderReport report,
             List<SameStatementWrite> writes) {
-        String sql = TransitionSql.statement(move.event(), changes.keySet(), required.keySet(), report != null,
-                writes);
+        String sql = TransitionSql.statement(TransitionSource.ONE_ORDER, move.event(), changes.keySet(),
+                required.keySet(), report != null, writes).sql();
         return db.run(ResendSafety.GUARDED, session -> {
             Mutiny.SelectionQuery<Object[]> query = session.createNativeQuery(sql,
                     session.getResultSetMapping(Object[].class, OrderEntity.TRANSITION_OUTCOME))
@@ -152,18 +152,16 @@ public class OrderRepository {
                     .setParameter("version", move.expectedVersion()).setParameter("source", move.source())
                     .setParameter("actor", move.actor()).setParameter("requestKey", move.requestKey()).setParameter("details", details);
             changes.forEach((field, value) -> query.setParameter(TransitionSql.paramName(field), value));
-            required.forEach((field, value) -> query.setParameter(TransitionSql.requiredName(field), value));
-            if (report != null) {
-                query.setParameter("amount", report.amount()).setParameter("currency", report.currency());
-            }
+            guardValues(required, report).forEach(query::setParameter);
             bind(query, writes);
             return query.getSingleResultOrNull();
         });
     }
 
-    /** The transition's values for the batch statement's columns (see {@link TransitionBatchSql#BASE}). */
+    /** The transition's values for the batch statement's columns (see {@link TransitionSql#BASE}). */
     private static Map<String, Object> batchValues(OrderMove move, Instant now, String details,
-            Map<OrderField, Object> changes, List<SameStatementWrite> writes) {
+            Map<OrderField, Object> changes, Map<OrderField, Object> required, EventDetails.ProviderReport report,
+            List<SameStatementWrite> writes) {
         Map<String, Object> values = new HashMap<>();
         values.put("id", move.orderId());
         values.put("now", now);
@@ -174,7 +172,20 @@ public class OrderRepository {
         values.put("request_key", move.requestKey());
         values.put("details", details);
         changes.forEach((field, value) -> values.put(TransitionSql.paramName(field), value));
+        values.putAll(guardValues(required, report));
         writes.forEach(write -> values.putAll(write.parameters()));
+        return values;
+    }
+
+    /** The values the order must hold for the move to concern it: the required fields', a report's amount. */
+    private static Map<String, Object> guardValues(Map<OrderField, Object> required,
+            EventDetails.ProviderReport report) {
+        Map<String, Object> values = new HashMap<>();
+        required.forEach((field, value) -> values.put(TransitionSql.requiredName(field), value));
+        if (report != null) {
+            values.put("amount", report.amount());
+            values.put("currency", report.currency());
+        }
         return values;
     }
 
