@@ -2,7 +2,7 @@ package io.orderflow.events;
 
 import io.orderflow.common.Db;
 import io.orderflow.common.Lifecycle;
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.stream.ReactiveStreamCommands;
 import io.quarkus.redis.datasource.stream.XAddArgs;
@@ -47,19 +47,19 @@ public class EventRelay {
     private final EventsConfig config;
     private final EventMetrics metrics;
     private final Lifecycle lifecycle;
-    private final Times times;
+    private final MicrosecondClock time;
     private final ReactiveStreamCommands<String, String, String> stream;
     private final XAddArgs trimmed;
     private final List<PublishedEventsParticipant> participants;
 
     public EventRelay(Db db, Outbox outbox, EventsConfig config, EventMetrics metrics, Lifecycle lifecycle,
-            Times times, ReactiveRedisDataSource redis, @Any Instance<PublishedEventsParticipant> participants) {
+            MicrosecondClock time, ReactiveRedisDataSource redis, @Any Instance<PublishedEventsParticipant> participants) {
         this.db = db;
         this.outbox = outbox;
         this.config = config;
         this.metrics = metrics;
         this.lifecycle = lifecycle;
-        this.times = times;
+        this.time = time;
         this.stream = redis.stream(String.class, String.class, String.class);
         this.trimmed = new XAddArgs().maxlen(config.redis().maxLength()).nearlyExactTrimming();
         this.participants = participants.stream().toList();
@@ -99,7 +99,7 @@ public class EventRelay {
             if (claimed.isEmpty()) {
                 return Uni.createFrom().item(0);
             }
-            Instant now = times.now();
+            Instant now = time.now();
             return append(claimed).chain(() -> outbox.markPublished(session, claimed, now))
                     .chain(() -> participate(session, claimed, now)).replaceWith(claimed.size());
         }));

@@ -1,7 +1,7 @@
 package io.orderflow.events;
 
 import io.orderflow.common.Lifecycle;
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -21,13 +21,13 @@ public class OutboxPurge {
     private final Outbox outbox;
     private final EventsConfig config;
     private final Lifecycle lifecycle;
-    private final Times times;
+    private final MicrosecondClock time;
 
-    public OutboxPurge(Outbox outbox, EventsConfig config, Lifecycle lifecycle, Times times) {
+    public OutboxPurge(Outbox outbox, EventsConfig config, Lifecycle lifecycle, MicrosecondClock time) {
         this.outbox = outbox;
         this.config = config;
         this.lifecycle = lifecycle;
-        this.times = times;
+        this.time = time;
     }
 
     @Scheduled(every = "${events.purge.every:60s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
@@ -44,7 +44,7 @@ public class OutboxPurge {
 
     /** Purges every published event past retention; returns how many. */
     public Uni<Integer> purge() {
-        return drain(times.now().minus(config.retention()), 0);
+        return drain(time.now().minus(config.retention()), 0);
     }
 
     private Uni<Integer> drain(Instant cutoff, int done) {

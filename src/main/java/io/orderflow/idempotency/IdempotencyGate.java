@@ -1,8 +1,8 @@
 package io.orderflow.idempotency;
 
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
 import io.orderflow.common.ResendSafety;
-import io.orderflow.common.Times;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemMapper;
@@ -32,11 +32,11 @@ public class IdempotencyGate {
     private final ProblemMapper problems;
     private final IdempotencyMetrics metrics;
     private final IdempotencyConfig config;
-    private final Times times;
+    private final MicrosecondClock time;
 
     public IdempotencyGate(InFlightRequests running, RedisIdempotencyCache shutter, IdempotencyRepository repository,
             OneTimeTokens tokens, ProblemMapper problems, IdempotencyMetrics metrics, IdempotencyConfig config,
-            Times times) {
+            MicrosecondClock time) {
         this.running = running;
         this.shutter = shutter;
         this.repository = repository;
@@ -44,7 +44,7 @@ public class IdempotencyGate {
         this.problems = problems;
         this.metrics = metrics;
         this.config = config;
-        this.times = times;
+        this.time = time;
     }
 
     /**
@@ -133,7 +133,7 @@ public class IdempotencyGate {
     private KeyClaim claimFor(KeyedRequest request) {
         String key = IdempotencyKeys.parse(request.key());
         String scope = request.caller() + " " + request.operation() + " " + request.target();
-        Instant now = times.now();
+        Instant now = time.now();
         return new KeyClaim(scope, key, IdempotencyKeys.fingerprint(request.canonicalBody()), request.tier(), now,
                 now.plus(request.tier().retention(config)), request.orderId());
     }

@@ -1,6 +1,6 @@
 package io.orderflow.idempotency;
 
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.common.Db;
@@ -32,12 +32,12 @@ public class OneTimeTokens {
 
     private final Db db;
     private final Config config;
-    private final Times times;
+    private final MicrosecondClock time;
 
-    public OneTimeTokens(Db db, Config config, Times times) {
+    public OneTimeTokens(Db db, Config config, MicrosecondClock time) {
         this.db = db;
         this.config = config;
-        this.times = times;
+        this.time = time;
     }
 
     public Uni<SubmitToken> issue(String caller) {
@@ -46,7 +46,7 @@ public class OneTimeTokens {
         SubmitToken token = new SubmitToken();
         token.token = PREFIX + HexFormat.of().formatHex(random);
         token.caller = caller;
-        token.issuedAt = times.now();
+        token.issuedAt = time.now();
         token.expiresAt = token.issuedAt.plus(config.ttl());
         return db.run(session -> session.insert(token)).replaceWith(token);
     }
@@ -60,7 +60,7 @@ public class OneTimeTokens {
             return Uni.createFrom().voidItem();
         }
         return db.run(session -> session.createNamedQuery(SubmitToken.REDEEM)
-                .setParameter("scope", scope).setParameter("now", times.now()).setParameter("token", key)
+                .setParameter("scope", scope).setParameter("now", time.now()).setParameter("token", key)
                 .setParameter("caller", caller).executeUpdate())
                 .map(updated -> {
                     if (updated != 1) {

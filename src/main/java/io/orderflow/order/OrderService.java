@@ -1,8 +1,8 @@
 package io.orderflow.order;
 
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
 import io.orderflow.common.SameStatementWrite;
-import io.orderflow.common.Times;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
@@ -51,17 +51,17 @@ public class OrderService {
     private final OrderLookup lookup;
     private final OrderMapping mapping;
     private final TransitionMetrics metrics;
-    private final Times times;
+    private final MicrosecondClock time;
 
     private final List<TransitionParticipant> participants;
 
     public OrderService(OrderRepository orders, OrderLookup lookup, OrderMapping mapping, TransitionMetrics metrics,
-            Times times, @Any Instance<TransitionParticipant> participants) {
+            MicrosecondClock time, @Any Instance<TransitionParticipant> participants) {
         this.orders = orders;
         this.lookup = lookup;
         this.mapping = mapping;
         this.metrics = metrics;
-        this.times = times;
+        this.time = time;
         this.participants = participants.stream()
                 .sorted(Comparator.comparingInt(TransitionParticipant::writesAt)).toList();
     }
@@ -102,7 +102,7 @@ public class OrderService {
      */
     public Uni<Transitioned> transition(TransitionCommand command, KeyClaim claim,
             Function<TransitionResult, Reply> render) {
-        Instant now = times.now();
+        Instant now = time.now();
         return participation(command, now).chain(part -> attempt(command, claim, render, part, 1)
                 .call(done -> part.afterwards().apply(done.result().applied()))
                 .onFailure(OrderService::decidedNotToMove).call(failure -> part.afterwards().apply(false)));
@@ -152,7 +152,7 @@ public class OrderService {
         }
         List<SameStatementWrite> writes = new ArrayList<>(recordOf(claim));
         writes.addAll(part.writes());
-        return orders.transition(move(command), times.now(), writes, part.changes()).chain(outcome -> {
+        return orders.transition(move(command), time.now(), writes, part.changes()).chain(outcome -> {
             if (outcome == null || !OrderLookup.owns(command.owner(), outcome.order())) {
                 throw new OrderNotFoundException(command.orderId());
             }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.common.Callers;
 import io.orderflow.common.Ids;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
-import io.orderflow.common.Times;
 import io.orderflow.common.http.PageParams;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
@@ -67,13 +67,13 @@ public class WebhookEndpointResource {
     private final WebhookSender sender;
     private final IdempotencyGate gate;
     private final Callers callers;
-    private final Times times;
+    private final MicrosecondClock time;
     private final Clock clock;
     private final ObjectMapper json;
     private final EventsConfig.Webhooks config;
 
     public WebhookEndpointResource(WebhookEndpoints endpoints, WebhookDeliveries deliveries, WebhookWorker worker,
-            WebhookSender sender, IdempotencyGate gate, Callers callers, Times times, Clock clock, ObjectMapper json,
+            WebhookSender sender, IdempotencyGate gate, Callers callers, MicrosecondClock time, Clock clock, ObjectMapper json,
             EventsConfig config) {
         this.endpoints = endpoints;
         this.deliveries = deliveries;
@@ -81,7 +81,7 @@ public class WebhookEndpointResource {
         this.sender = sender;
         this.gate = gate;
         this.callers = callers;
-        this.times = times;
+        this.time = time;
         this.clock = clock;
         this.json = json;
         this.config = config.webhooks();
@@ -99,7 +99,7 @@ public class WebhookEndpointResource {
         return gate.execute(keyed, claim -> checked(request.url()).chain(() -> {
             WebhookEndpoints.Registration registration = new WebhookEndpoints.Registration(Ids.uuidV7(clock),
                     request.url(), request.types() == null || request.types().isEmpty() ? null : request.types(),
-                    request.description(), WebhookSecrets.generate(), times.now());
+                    request.description(), WebhookSecrets.generate(), time.now());
             return endpoints.create(registration, claim.sameStatementRecord()).map(endpoint -> {
                 claim.markRecorded();
                 return created(endpoint);
@@ -128,7 +128,7 @@ public class WebhookEndpointResource {
     @Path("{id}")
     public Uni<Response> delete(@RestPath String id) {
         UUID endpointId = endpointId(id);
-        return endpoints.delete(endpointId, times.now()).map(existed -> {
+        return endpoints.delete(endpointId, time.now()).map(existed -> {
             if (!existed) {
                 throw notFound(id);
             }
@@ -148,7 +148,7 @@ public class WebhookEndpointResource {
         KeyedRequest keyed = new KeyedRequest(key, false, caller.scope(), "POST /webhook-endpoints/{id}/rotate-secret",
                 endpointId.toString(), new byte[0], RetentionTier.ORDERS, null, record -> shown(endpoints.recorded(record)));
         return gate.execute(keyed, claim -> {
-            Instant now = times.now();
+            Instant now = time.now();
             return endpoints.rotate(endpointId, WebhookSecrets.generate(), now.plus(config.rotationOverlap()), now,
                     claim == null ? null : claim.sameStatementRecord()).map(endpoint -> {
                         if (endpoint == null) {
@@ -167,7 +167,7 @@ public class WebhookEndpointResource {
     @Path("{id}/enable")
     public Uni<WebhookEndpointView> enable(@RestPath String id) {
         UUID endpointId = endpointId(id);
-        return endpoints.enable(endpointId, times.now())
+        return endpoints.enable(endpointId, time.now())
                 .map(found -> WebhookEndpointView.of(existing(found, id), false));
     }
 

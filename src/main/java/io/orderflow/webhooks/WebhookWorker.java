@@ -1,7 +1,7 @@
 package io.orderflow.webhooks;
 
 import io.orderflow.common.Lifecycle;
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.events.EventsConfig;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
@@ -33,17 +33,17 @@ public class WebhookWorker {
     private final EventsConfig.Webhooks config;
     private final RetrySchedule retries;
     private final Lifecycle lifecycle;
-    private final Times times;
+    private final MicrosecondClock time;
 
     public WebhookWorker(WebhookDeliveries deliveries, WebhookSender sender, WebhookMetrics metrics,
-            EventsConfig config, Lifecycle lifecycle, Times times) {
+            EventsConfig config, Lifecycle lifecycle, MicrosecondClock time) {
         this.deliveries = deliveries;
         this.sender = sender;
         this.metrics = metrics;
         this.config = config.webhooks();
         this.retries = new RetrySchedule(this.config.retry(), () -> ThreadLocalRandom.current().nextDouble());
         this.lifecycle = lifecycle;
-        this.times = times;
+        this.time = time;
     }
 
     @Scheduled(every = "${events.webhooks.every:500ms}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
@@ -69,7 +69,7 @@ public class WebhookWorker {
     }
 
     private Uni<Integer> round() {
-        Instant now = times.now();
+        Instant now = time.now();
         Instant lease = now.plus(config.timeout().multipliedBy(2)).plus(Duration.ofSeconds(5));
         return deliveries.claim(config.batchSize(), now, lease).chain(due -> {
             metrics.lag(due.stream().mapToDouble(WebhookDeliveries.Due::ageSeconds).max().orElse(0));
@@ -86,14 +86,14 @@ public class WebhookWorker {
      * the endpoint was never owed the event.
      */
     public Uni<WebhookDeliveries.Attempt> retryNow(UUID endpointId, UUID eventId) {
-        return deliveries.drawManual(endpointId, eventId, times.now())
+        return deliveries.drawManual(endpointId, eventId, time.now())
                 .chain(due -> due == null ? Uni.createFrom().nullItem() : attempt(due, true));
     }
 
     private Uni<WebhookDeliveries.Attempt> attempt(WebhookDeliveries.Due due, boolean manual) {
         return sender.send(due).chain(outcome -> {
             metrics.attempted(outcome);
-            Instant now = times.now();
+            Instant now = time.now();
             Instant retryAt = now.plus(retries.after(due.attempt()));
             Instant giveUpBefore = now.minus(config.retry().giveUpAfter());
             return deliveries.settle(due, outcome, manual, now, retryAt, giveUpBefore).map(settled -> {

@@ -2,8 +2,8 @@ package io.orderflow.order.api;
 
 import io.orderflow.common.Callers;
 import io.orderflow.common.Ids;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
-import io.orderflow.common.Times;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
@@ -49,17 +49,17 @@ public class OrderResource {
     private final IdempotencyGate gate;
     private final OrderReplies replies;
     private final Callers callers;
-    private final Times times;
+    private final MicrosecondClock time;
     private final Clock clock;
 
     public OrderResource(OrderService service, OrderRepository orders, IdempotencyGate gate, OrderReplies replies,
-            Callers callers, Times times, Clock clock) {
+            Callers callers, MicrosecondClock time, Clock clock) {
         this.service = service;
         this.orders = orders;
         this.gate = gate;
         this.replies = replies;
         this.callers = callers;
-        this.times = times;
+        this.time = time;
         this.clock = clock;
     }
 
@@ -74,7 +74,7 @@ public class OrderResource {
             throw ProblemException.of(ProblemType.FORBIDDEN, "Customers create orders for themselves only");
         }
         Order order = Order.create(Ids.uuidV7(clock), customerId, request.currency(), request.lineItems(),
-                times.now());
+                time.now());
         KeyedRequest keyed = new KeyedRequest(key, true, caller.scope(), "POST /orders", "",
                 replies.canonical(request), RetentionTier.ORDERS, order.id(),
                 row -> replies.created(service.recordedOrder(row)));

@@ -2,8 +2,8 @@ package io.orderflow.payment.anomalies;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.ResendSafety;
-import io.orderflow.common.Times;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -18,12 +18,12 @@ import java.util.UUID;
 public class Anomalies {
 
     private final Db db;
-    private final Times times;
+    private final MicrosecondClock time;
     private final MeterRegistry registry;
 
-    public Anomalies(Db db, Times times, MeterRegistry registry) {
+    public Anomalies(Db db, MicrosecondClock time, MeterRegistry registry) {
         this.db = db;
-        this.times = times;
+        this.time = time;
         this.registry = registry;
     }
 
@@ -35,7 +35,7 @@ public class Anomalies {
                 + " on conflict (provider, event_id, kind) do nothing")
                 .setParameter("order", orderId).setParameter("provider", provider)
                 .setParameter("event", eventId).setParameter("txn", providerTxnId)
-                .setParameter("kind", kind.label).setParameter("detail", detail).setParameter("at", times.now())
+                .setParameter("kind", kind.label).setParameter("detail", detail).setParameter("at", time.now())
                 .executeUpdate())
                 .invoke(inserted -> {
                     if (inserted == 1) {

@@ -1,7 +1,7 @@
 package io.orderflow.payment.anomalies;
 
 import io.orderflow.common.Callers;
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.http.PageParams;
 import io.orderflow.common.http.QueryNumbers;
 import io.orderflow.common.problem.ProblemException;
@@ -54,12 +54,12 @@ public class AnomalyResource {
 
     private final Anomalies anomalies;
     private final Callers callers;
-    private final Times times;
+    private final MicrosecondClock time;
 
-    public AnomalyResource(Anomalies anomalies, Callers callers, Times times) {
+    public AnomalyResource(Anomalies anomalies, Callers callers, MicrosecondClock time) {
         this.anomalies = anomalies;
         this.callers = callers;
-        this.times = times;
+        this.time = time;
     }
 
     /** Every parameter is taken as text: a value JAX-RS cannot convert would otherwise be answered 404. */
@@ -85,7 +85,7 @@ public class AnomalyResource {
             throw ProblemException.of(ProblemType.INVALID_REQUEST,
                     "note must be a text of 1 to " + MAX_NOTE + " characters");
         }
-        return anomalies.resolve(anomalyId, callers.current().name(), body.note(), times.now()).map(found -> {
+        return anomalies.resolve(anomalyId, callers.current().name(), body.note(), time.now()).map(found -> {
             if (found == null) {
                 throw ProblemException.of(ProblemType.NOT_FOUND, "No payment anomaly " + id);
             }

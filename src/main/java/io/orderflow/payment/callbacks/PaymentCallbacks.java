@@ -1,7 +1,7 @@
 package io.orderflow.payment.callbacks;
 
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
-import io.orderflow.common.Times;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyKeys;
@@ -40,11 +40,11 @@ public class PaymentCallbacks {
     private final ReportActions actions;
     private final Acknowledgements acks;
     private final RefundReports refundReports;
-    private final Times times;
+    private final MicrosecondClock time;
 
     public PaymentCallbacks(PaymentProviders providers, ProviderEventGate events, PaymentAttempts attempts,
             ProviderCommands commands, ReportTransitions transitions, ReportActions actions,
-            Acknowledgements acks, RefundReports refundReports, Times times) {
+            Acknowledgements acks, RefundReports refundReports, MicrosecondClock time) {
         this.providers = providers;
         this.events = events;
         this.attempts = attempts;
@@ -53,7 +53,7 @@ public class PaymentCallbacks {
         this.actions = actions;
         this.acks = acks;
         this.refundReports = refundReports;
-        this.times = times;
+        this.time = time;
     }
 
     public Uni<Reply> receive(String providerName, NotificationRequest request) {
@@ -61,7 +61,7 @@ public class PaymentCallbacks {
                 () -> ProblemException.of(ProblemType.NOT_FOUND, "No payment provider named " + providerName));
         Notification notification;
         try {
-            notification = provider.verify(request, times.now());
+            notification = provider.verify(request, time.now());
         } catch (NotificationRejected rejected) {
             return Uni.createFrom().item(acks.rejected(provider, rejected));
         }
@@ -126,7 +126,7 @@ public class PaymentCallbacks {
             return Uni.createFrom().voidItem();
         }
         return commands.recordRefund(provider.name(), refund.refundId(), refund.captureId(), refund.refund(),
-                times.now());
+                time.now());
     }
 
     /** By the provider's reference (Stripe, WeChat Pay), or by order and optional attempt id (mockpay). */

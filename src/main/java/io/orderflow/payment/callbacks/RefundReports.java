@@ -1,7 +1,7 @@
 package io.orderflow.payment.callbacks;
 
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
-import io.orderflow.common.Times;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.domain.OrderNotFoundException;
 import io.orderflow.payment.anomalies.Anomalies;
@@ -40,11 +40,11 @@ public class RefundReports {
     private final Anomalies anomalies;
     private final Acknowledgements acks;
     private final ProviderCommands commands;
-    private final Times times;
+    private final MicrosecondClock time;
     private final ProviderEventGate events;
 
     public RefundReports(Refunds refunds, PaymentCaptures captures, RefundOutcomes outcomes, OrderService orders,
-            Anomalies anomalies, Acknowledgements acks, ProviderCommands commands, Times times,
+            Anomalies anomalies, Acknowledgements acks, ProviderCommands commands, MicrosecondClock time,
             ProviderEventGate events) {
         this.refunds = refunds;
         this.captures = captures;
@@ -53,7 +53,7 @@ public class RefundReports {
         this.anomalies = anomalies;
         this.acks = acks;
         this.commands = commands;
-        this.times = times;
+        this.time = time;
         this.events = events;
     }
 
@@ -83,7 +83,7 @@ public class RefundReports {
             return outcomes.settle(provider.name(), actor, refund.id(), succeeded ? RefundView.Status.SUCCEEDED
                     : RefundView.Status.FAILED, providerRefund, reason)
                     .call(() -> succeeded && providerRefund != null ? commands.recordRefund(provider.name(),
-                            providerRefund, refund.captureTxnId(), refund.id(), times.now())
+                            providerRefund, refund.captureTxnId(), refund.id(), time.now())
                             : Uni.createFrom().voidItem())
                     .chain(settled -> acknowledged(provider, report, refund.orderId(),
                             settled != null ? "applied" : "duplicate"));

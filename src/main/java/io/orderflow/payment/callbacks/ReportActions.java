@@ -1,7 +1,7 @@
 package io.orderflow.payment.callbacks;
 
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
-import io.orderflow.common.Times;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.domain.Order;
 import io.orderflow.order.domain.OrderNotFoundException;
@@ -33,16 +33,16 @@ public class ReportActions {
     private final PaymentCaptures captures;
     private final Anomalies anomalies;
     private final Acknowledgements acks;
-    private final Times times;
+    private final MicrosecondClock time;
 
     public ReportActions(OrderService orders, PaymentAttempts attempts, PaymentCaptures captures, Anomalies anomalies,
-            Acknowledgements acks, Times times) {
+            Acknowledgements acks, MicrosecondClock time) {
         this.orders = orders;
         this.attempts = attempts;
         this.captures = captures;
         this.anomalies = anomalies;
         this.acks = acks;
-        this.times = times;
+        this.time = time;
     }
 
     /** @param answered what the transition path already answered, or null when it answered nothing */
@@ -57,7 +57,7 @@ public class ReportActions {
             Reply reply = answered != null ? answered
                     : acks.acknowledge(provider, notification, capture.outcome(), order);
             return captures.recordDoubleCapture(capture.attemptId(), order.id(), name, report.transactionId(),
-                            report.amount(), report.currency(), times.now())
+                            report.amount(), report.currency(), time.now())
                     .chain(() -> captures.owner(name, report.transactionId()))
                     .chain(owner -> act(provider, notification, report, match,
                             ReportVerdict.ofDoubleCapture(report, order, owner), reply));
@@ -70,13 +70,13 @@ public class ReportActions {
             FOREIGN.infof("%s event %s: a failure of attempt %s, which order %s no longer stands on", name,
                     notification.id(), stale.attemptId(), stale.order().id());
             acks.count(provider, "stale-attempt");
-            return attempts.markFailed(stale.attemptId(), times.now())
+            return attempts.markFailed(stale.attemptId(), time.now())
                     .map(done -> acks.acknowledge(provider, notification, "stale-attempt", stale.order()));
         }
         if (verdict instanceof ReportVerdict.OtherCapture other) {
             Order order = other.order();
             return captures.refund(name, report.transactionId(), order.id(), report.amount(), report.currency(),
-                    times.now()).chain(refund -> act(provider, notification, report, match,
+                    time.now()).chain(refund -> act(provider, notification, report, match,
                             ReportVerdict.ofCaptureRefund(report, order, refund), null));
         }
         if (verdict instanceof ReportVerdict.OtherCaptureRefunded refunded) {

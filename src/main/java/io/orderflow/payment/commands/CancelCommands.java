@@ -1,6 +1,6 @@
 package io.orderflow.payment.commands;
 
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.payment.PaymentProviders;
 import io.orderflow.payment.attempts.PaymentAttempts;
 import io.orderflow.payment.callbacks.PaymentCallbacks;
@@ -31,16 +31,16 @@ public class CancelCommands {
     private final PaymentAttempts attempts;
     private final PaymentCallbacks callbacks;
     private final RefundsConfig config;
-    private final Times times;
+    private final MicrosecondClock time;
 
     public CancelCommands(ProviderCommands commands, PaymentProviders providers, PaymentAttempts attempts,
-            PaymentCallbacks callbacks, RefundsConfig config, Times times) {
+            PaymentCallbacks callbacks, RefundsConfig config, MicrosecondClock time) {
         this.commands = commands;
         this.providers = providers;
         this.attempts = attempts;
         this.callbacks = callbacks;
         this.config = config;
-        this.times = times;
+        this.time = time;
     }
 
     Uni<Boolean> send(ProviderCommands.Cancel cancel) {
@@ -83,7 +83,7 @@ public class CancelCommands {
     }
 
     private Uni<Boolean> closed(PaymentProvider provider, ProviderCommands.Cancel cancel, String outcome) {
-        return attempts.markCancelled(provider.name(), cancel.paymentReference(), times.now())
+        return attempts.markCancelled(provider.name(), cancel.paymentReference(), time.now())
                 .chain(() -> settle(cancel, "DONE", outcome, null));
     }
 
@@ -93,7 +93,7 @@ public class CancelCommands {
 
     /** Fenced by the claim, as a refund's outcome is ({@link ProviderCommands#settle}). */
     private Uni<Boolean> settle(ProviderCommands.Cancel cancel, String state, String outcome, Duration retryIn) {
-        Instant now = times.now();
+        Instant now = time.now();
         return commands.settle(cancel.id(), cancel.claim(), state, null, outcome,
                 retryIn == null ? null : now.plus(retryIn), now).invoke(settled -> {
             if (!settled) {

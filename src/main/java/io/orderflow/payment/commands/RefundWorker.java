@@ -1,7 +1,7 @@
 package io.orderflow.payment.commands;
 
 import io.orderflow.common.Lifecycle;
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.payment.PaymentProviders;
 import io.orderflow.payment.refunds.RefundOutcomes;
 import io.orderflow.payment.refunds.RefundView;
@@ -37,13 +37,13 @@ public class RefundWorker {
     private final ProviderCommands commands;
     private final PaymentProviders providers;
     private final RefundsConfig config;
-    private final Times times;
+    private final MicrosecondClock time;
 
     private final Lifecycle lifecycle;
     private final RefundOutcomes outcomes;
     private final CancelCommands cancels;
 
-    public RefundWorker(ProviderCommands commands, PaymentProviders providers, RefundsConfig config, Times times,
+    public RefundWorker(ProviderCommands commands, PaymentProviders providers, RefundsConfig config, MicrosecondClock time,
             Lifecycle lifecycle, RefundOutcomes outcomes, CancelCommands cancels) {
         this.lifecycle = lifecycle;
         this.outcomes = outcomes;
@@ -51,7 +51,7 @@ public class RefundWorker {
         this.commands = commands;
         this.providers = providers;
         this.config = config;
-        this.times = times;
+        this.time = time;
     }
 
     @Scheduled(every = "${payments.refunds.every:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
@@ -72,7 +72,7 @@ public class RefundWorker {
      * once would leave the last ones to run after their lease ran out, while another replica sends them too).
      */
     public Uni<Integer> runDue() {
-        Instant passStart = times.now();
+        Instant passStart = time.now();
         return drain(config.batchSize(), 0, now -> commands.claimDue(passStart, now, config.lease(), 1)
                 .chain(due -> due.isEmpty() ? Uni.createFrom().item(false) : send(due.get(0), now).replaceWith(true)))
                 .chain(refunds -> drain(config.batchSize(), refunds, now -> commands.claimDueCancels(passStart, now,
@@ -88,7 +88,7 @@ public class RefundWorker {
         if (left == 0) {
             return Uni.createFrom().item(handled);
         }
-        return next.apply(times.now()).chain(sent -> sent ? drain(left - 1, handled + 1, next)
+        return next.apply(time.now()).chain(sent -> sent ? drain(left - 1, handled + 1, next)
                 : Uni.createFrom().item(handled));
     }
 
@@ -140,7 +140,7 @@ public class RefundWorker {
      */
     private Uni<Boolean> settle(ProviderCommands.Refund refund, String state, String refundId, String outcome,
             Duration retryIn) {
-        Instant now = times.now();
+        Instant now = time.now();
         return commands.settle(refund.id(), refund.claim(), state, refundId, outcome,
                 retryIn == null ? null : now.plus(retryIn), now).invoke(settled -> {
             if (!settled) {

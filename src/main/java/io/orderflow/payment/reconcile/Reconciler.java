@@ -2,8 +2,8 @@ package io.orderflow.payment.reconcile;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Lifecycle;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
-import io.orderflow.common.Times;
 import io.orderflow.payment.PaymentProviders;
 import io.orderflow.payment.attempts.PaymentAttempt;
 import io.orderflow.payment.attempts.PaymentAttempts;
@@ -45,19 +45,19 @@ public class Reconciler {
     private final PaymentProviders providers;
     private final PaymentCallbacks callbacks;
     private final ReconcileConfig config;
-    private final Times times;
+    private final MicrosecondClock time;
     private final Lifecycle lifecycle;
     private final MeterRegistry registry;
 
     public Reconciler(PaymentAttempts attempts, ProviderCommands commands, PaymentProviders providers,
-            PaymentCallbacks callbacks, ReconcileConfig config, Times times, Lifecycle lifecycle,
+            PaymentCallbacks callbacks, ReconcileConfig config, MicrosecondClock time, Lifecycle lifecycle,
             MeterRegistry registry) {
         this.attempts = attempts;
         this.commands = commands;
         this.providers = providers;
         this.callbacks = callbacks;
         this.config = config;
-        this.times = times;
+        this.time = time;
         this.lifecycle = lifecycle;
         this.registry = registry;
     }
@@ -79,7 +79,7 @@ public class Reconciler {
      * sent whose notification never came.
      */
     public Uni<List<String>> reconcile() {
-        Instant now = times.now();
+        Instant now = time.now();
         Instant staleBefore = now.minus(config.after());
         return attempts.claimStale(staleBefore, now, config.batchSize()).chain(stale -> inTurn(stale, this::ask))
                 .chain(asked -> commands.claimUnconfirmed(staleBefore, now, config.batchSize())
@@ -97,7 +97,7 @@ public class Reconciler {
                 .chain(outcome -> {
                     Notification answer = ReconciliationAnswers.payment(attempt, outcome);
                     return attempts.recordAnswer(attempt.id(), ReconciliationAnswers.heard(outcome, answer != null),
-                            times.now()).chain(() -> apply(provider, attempt, outcome, answer));
+                            time.now()).chain(() -> apply(provider, attempt, outcome, answer));
                 }));
     }
 

@@ -1,7 +1,7 @@
 package io.orderflow.payment.reconcile;
 
 import io.orderflow.common.Callers;
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.http.PageParams;
 import io.orderflow.payment.attempts.PaymentAttempts;
 import io.smallrye.mutiny.Uni;
@@ -43,12 +43,12 @@ public class StuckPaymentsResource {
 
     private final PaymentAttempts attempts;
     private final ReconcileConfig config;
-    private final Times times;
+    private final MicrosecondClock time;
 
-    public StuckPaymentsResource(PaymentAttempts attempts, ReconcileConfig config, Times times) {
+    public StuckPaymentsResource(PaymentAttempts attempts, ReconcileConfig config, MicrosecondClock time) {
         this.attempts = attempts;
         this.config = config;
-        this.times = times;
+        this.time = time;
     }
 
     /** Both parameters are taken as text: a value JAX-RS cannot convert would otherwise be answered 404. */
@@ -56,7 +56,7 @@ public class StuckPaymentsResource {
     public Uni<Page> list(@RestQuery String limit, @RestQuery String after) {
         int size = PageParams.size(limit, 20, MAX_PAGE);
         UUID from = PageParams.uuidAfter(after);
-        Instant now = times.now();
+        Instant now = time.now();
         return attempts.stuck(now.minus(config.after()), from, size).map(found -> new Page(
                 found.stream().map(a -> new Item(a.id, a.orderId, a.provider, a.reference, a.amount,
                         a.currency.trim(), a.createdAt, Duration.between(a.createdAt, now).toSeconds(),

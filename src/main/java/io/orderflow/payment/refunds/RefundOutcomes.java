@@ -2,7 +2,7 @@ package io.orderflow.payment.refunds;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.orderflow.common.Times;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.domain.EventDetails;
@@ -38,15 +38,15 @@ public class RefundOutcomes {
     private final OrderService orders;
     private final PaymentProviders providers;
     private final MeterRegistry registry;
-    private final Times times;
+    private final MicrosecondClock time;
 
     public RefundOutcomes(Refunds refunds, OrderService orders, PaymentProviders providers, MeterRegistry registry,
-            Times times) {
+            MicrosecondClock time) {
         this.refunds = refunds;
         this.orders = orders;
         this.providers = providers;
         this.registry = registry;
-        this.times = times;
+        this.time = time;
     }
 
     /** Every series exists from startup, so an alert on failed refunds has a zero to compare with. */
@@ -67,7 +67,7 @@ public class RefundOutcomes {
      */
     public Uni<RefundView> settle(String provider, String actor, UUID id, RefundView.Status status,
             String providerRefundId, String reason) {
-        return refunds.settle(id, status, providerRefundId, reason, times.now()).call(settled -> {
+        return refunds.settle(id, status, providerRefundId, reason, time.now()).call(settled -> {
             if (settled != null) {
                 counter(provider, status).increment();
                 if (status == RefundView.Status.FAILED) {

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.common.Callers;
 import io.orderflow.common.Ids;
+import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
-import io.orderflow.common.Times;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.idempotency.IdempotencyGate;
@@ -55,17 +55,17 @@ public class RefundResource {
     private final OrderService orders;
     private final IdempotencyGate gate;
     private final Callers callers;
-    private final Times times;
+    private final MicrosecondClock time;
     private final Clock clock;
     private final ObjectMapper json;
 
-    public RefundResource(Refunds refunds, OrderService orders, IdempotencyGate gate, Callers callers, Times times,
+    public RefundResource(Refunds refunds, OrderService orders, IdempotencyGate gate, Callers callers, MicrosecondClock time,
             Clock clock, ObjectMapper json) {
         this.refunds = refunds;
         this.orders = orders;
         this.gate = gate;
         this.callers = callers;
-        this.times = times;
+        this.time = time;
         this.clock = clock;
         this.json = json;
     }
@@ -79,7 +79,7 @@ public class RefundResource {
         IssueRefund request = valid(body);
         Callers.Caller caller = callers.current();
         Refunds.Issue issue = new Refunds.Issue(Ids.uuidV7(clock), orderId, request.amount(), request.reason(),
-                caller.name(), times.now());
+                caller.name(), time.now());
         KeyedRequest keyed = new KeyedRequest(key, true, caller.scope(), "POST /orders/{id}/refunds",
                 orderId.toString(), bytes(request), RetentionTier.PAYMENTS, orderId,
                 row -> accepted(refunds.recorded(row)));

@@ -11,15 +11,15 @@ import java.time.temporal.ChronoUnit;
  * rendered before a write says exactly what a later read of the same row says.
  */
 @ApplicationScoped
-public class Times {
+public class MicrosecondClock {
 
     private final Clock clock;
 
-    public Times() {
+    public MicrosecondClock() {
         this(Clock.systemUTC());
     }
 
-    Times(Clock clock) {
+    MicrosecondClock(Clock clock) {
         this.clock = clock;
     }
 
