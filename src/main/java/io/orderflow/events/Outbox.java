@@ -1,7 +1,7 @@
 package io.orderflow.events;
 
 import io.orderflow.common.Db;
-import io.orderflow.common.GroupedWrites;
+import io.orderflow.common.PostgresArrays;
 import io.orderflow.common.ResendSafety;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -70,7 +70,7 @@ public class Outbox {
      * {@link #POSITION_LOCK} (held until the caller's transaction commits).
      */
     Uni<Integer> markPublished(Mutiny.StatelessSession session, List<Claimed> events, Instant at) {
-        String ids = GroupedWrites.arrayLiteral(events.stream().map(event -> (Object) event.id()).toList());
+        String ids = PostgresArrays.literal(events.stream().map(event -> (Object) event.id()).toList());
         return session.createNativeQuery("select cast(pg_advisory_xact_lock(:lock) as text)")
                 .setParameter("lock", POSITION_LOCK).getSingleResult()
                 .chain(() -> session.createNativeQuery("update outbox o set position = p.position, published_at = :at"

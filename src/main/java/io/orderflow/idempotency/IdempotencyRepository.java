@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.DatabaseFailures;
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
+import io.orderflow.common.PostgresArrays;
 import io.orderflow.common.ResendSafety;
 import io.orderflow.common.json.PgTimestamps;
 import io.orderflow.common.problem.ProblemMapper;
@@ -136,7 +137,7 @@ public class IdempotencyRepository {
     }
 
     private static String column(List<DedupRecord> batch, Function<DedupRecord, Object> value) {
-        return GroupedWrites.arrayLiteral(batch.stream().map(value).toList());
+        return PostgresArrays.literal(batch.stream().map(value).toList());
     }
 
     /** Marks up to {@code batch} rows past their expiry EXPIRED; several sweepers skip each other's rows. */

@@ -1,7 +1,7 @@
 package io.orderflow.webhooks;
 
 import io.orderflow.common.Db;
-import io.orderflow.common.GroupedWrites;
+import io.orderflow.common.PostgresArrays;
 import io.orderflow.common.ResendSafety;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -61,7 +61,7 @@ public class WebhookDeliveries {
      * endpoint enabled the statement stops at its first condition, before looking up the round's events.
      */
     Uni<Integer> fanOut(Mutiny.StatelessSession session, List<UUID> eventIds, Instant at) {
-        String ids = GroupedWrites.arrayLiteral(new ArrayList<Object>(eventIds));
+        String ids = PostgresArrays.literal(new ArrayList<Object>(eventIds));
         return session.createNativeQuery("insert into webhook_deliveries (endpoint_id, event_id, aggregateid, seq,"
                 + " type, body, status, next_attempt_at, created_at, updated_at) select e.id, o.id, o.aggregateid,"
                 + " o.seq, o.type, cast(o.payload as text), 'PENDING', :at, :at, :at from outbox o"

@@ -3,7 +3,7 @@ package io.orderflow.webhooks;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.orderflow.common.Db;
-import io.orderflow.common.GroupedWrites;
+import io.orderflow.common.PostgresArrays;
 import io.orderflow.common.ResendSafety;
 import io.orderflow.common.SameStatementWrite;
 import io.smallrye.mutiny.Uni;
@@ -39,7 +39,7 @@ public class WebhookEndpoints {
 
     Uni<WebhookEndpoint> create(Registration registration, SameStatementWrite record) {
         String types = registration.types() == null ? null
-                : GroupedWrites.arrayLiteral(new ArrayList<Object>(registration.types()));
+                : PostgresArrays.literal(new ArrayList<Object>(registration.types()));
         return db.run(record == null ? ResendSafety.WHEN_NOTHING_DONE : ResendSafety.KEYED, session -> {
             var query = session.<String>createNativeQuery("with r as (insert into webhook_endpoints (id, url, types,"
                     + " description, secret, status, created_at, updated_at) values (:id, :url,"

@@ -7,7 +7,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -15,17 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
-/**
- * The lanes of group commit, and the array literal a batch statement's column is bound as (GroupCommitTest sends
- * such values to PostgreSQL).
- */
+/** The lanes of group commit. */
 class GroupedWritesTest {
-
-    @Test
-    void shouldQuoteEveryValueEscapeQuotesAndBackslashesAndWriteNullBare() {
-        assertEquals("{\"plain\",\"a\\\"b\",\"c\\\\d\",NULL,\"\",\"\\\"\\\\\\\"\",\"NULL\"}",
-                GroupedWrites.arrayLiteral(Arrays.asList("plain", "a\"b", "c\\d", null, "", "\"\\\"", "NULL")));
-    }
 
     @Test
     void shouldFreeTheLaneOfAStatementWhoseSupplierThrowsBeforeReturningIt() throws Exception {

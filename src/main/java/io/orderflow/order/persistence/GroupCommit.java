@@ -3,6 +3,7 @@ package io.orderflow.order.persistence;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Db;
 import io.orderflow.common.GroupedWrites;
+import io.orderflow.common.PostgresArrays;
 import io.orderflow.common.ResendSafety;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
@@ -96,7 +97,7 @@ public class GroupCommit {
                 for (Map<String, Object> row : batch) {
                     values.add(row.get(column.name()));
                 }
-                query.setParameter("b_" + column.name(), GroupedWrites.arrayLiteral(values));
+                query.setParameter("b_" + column.name(), PostgresArrays.literal(values));
             }
             query.setParameter("event", statement.event());
             return query.getResultList();
