@@ -11,6 +11,7 @@ import io.orderflow.support.Auth;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.KillableRedis;
 import io.orderflow.support.Management;
+import io.orderflow.support.Meters;
 import io.orderflow.support.PublicHealth;
 import io.orderflow.support.RedisCache;
 import io.orderflow.support.Sql;
@@ -24,11 +25,13 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.logging.Level;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -64,14 +67,14 @@ class RedisOutageTest {
 
     /** The breaker lets a probe through once it has been open for breaker-open (300 ms here). */
     private void awaitBreakerClosed() throws InterruptedException {
-        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (shutter.isBypassed() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
     }
 
     private double counter(String name, String... tags) {
-        return io.orderflow.support.Meters.count(registry, name, tags);
+        return Meters.count(registry, name, tags);
     }
 
     private static Response create(String key, String customer) {
@@ -118,7 +121,7 @@ class RedisOutageTest {
         }
 
         Management.given().get("/q/health/ready").then().statusCode(200)
-                .body("checks.find { it.name == 'idempotency-fast-path' }.data.redis", org.hamcrest.Matchers.is("up"));
+                .body("checks.find { it.name == 'idempotency-fast-path' }.data.redis", Matchers.is("up"));
         awaitBreakerClosed();
         String after = newKey();
         create(after, customer).then().statusCode(201);
