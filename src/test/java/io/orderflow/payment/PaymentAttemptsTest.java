@@ -8,14 +8,17 @@ import static org.hamcrest.Matchers.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.github.tomakehurst.wiremock.client.WireMock;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.wechatpay.WechatFixtures;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Meters;
 import io.orderflow.support.Sql;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -34,6 +37,9 @@ import org.junit.jupiter.api.Test;
 class PaymentAttemptsTest extends SandboxedProviderTest {
 
     private static final String TYPES = "https://orderflow.dev/problems/";
+
+    @Inject
+    MeterRegistry registry;
 
     @Override
     protected String provider() {
@@ -135,9 +141,11 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
         String first = attemptOf(pay(id, "mockpay"));
         deliver(mockpay("PAYMENT_FAILED", id, first, txn())).then().statusCode(200).body("status", is("CREATED"));
         String second = attemptOf(pay(id, "mockpay"));
+        double staleBefore = staleAttemptAnswers();
         // attempt 1 fails again (a second failure event of the old attempt), while the order pays with attempt 2
         deliver(mockpay("PAYMENT_FAILED", id, first, txn())).then().statusCode(200)
                 .body("outcome", is("stale-attempt"), "status", is("PAYMENT_PENDING"));
+        assertEquals(1, staleAttemptAnswers() - staleBefore, "one stale-attempt answer is counted once");
         assertEquals("PAYMENT_PENDING", status(id));
         assertEquals(second, currentAttempt(id));
         assertEquals(1, Sql.historyCount(id, "PAYMENT_FAILED"));
@@ -461,5 +469,10 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
                 .statusCode(204);
         assertEquals("PAID", status(id));
         assertEquals("CAPTURED", attemptState(attempt));
+    }
+
+    private double staleAttemptAnswers() {
+        return Meters.count(registry, "orderflow.payments.notifications", "provider", "mockpay", "outcome",
+                "stale-attempt");
     }
 }

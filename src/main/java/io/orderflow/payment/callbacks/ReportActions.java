@@ -69,7 +69,6 @@ public class ReportActions {
         if (verdict instanceof ReportVerdict.StaleAttempt stale) {
             FOREIGN.infof("%s event %s: a failure of attempt %s, which order %s no longer stands on", name,
                     notification.id(), stale.attemptId(), stale.order().id());
-            acks.count(provider, "stale-attempt");
             return attempts.markFailed(stale.attemptId(), time.now())
                     .map(done -> acks.acknowledge(provider, notification, "stale-attempt", stale.order()));
         }
