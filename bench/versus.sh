@@ -300,10 +300,17 @@ batch_rows() { # batch_rows FILE — the service's group-commit batch histogram,
   { curl -sf "$MGMT_BASE/q/metrics" || curl -s "$BASE/q/metrics"; } | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$1" || true
 }
 
-settle() { # settle NAME — the contestant's database vacuumed and its pages written now, between runs: left to
-  # autovacuum and the checkpointer, the tens of thousands of rows a ship run updates were cleaned up during the next
-  # contestant's run (the first orderflow contestant after the peer was up to 1.6x the next one, in whichever order)
-  local db=versus_${1//-/_}
+settle() { # settle NAME — what the contestant's ship run left behind is done now, before the next contestant's run:
+  # its relay publishing the run's events (its outbox drained), then the updated rows vacuumed and the pages written.
+  # Left running, they fell into the next contestant's run: in a round, the build following the peer (which has no
+  # relay) shipped up to 1.6x the one following another orderflow build, in whichever order the round ran.
+  local db=versus_${1//-/_} waited=0
+  while [ "$(psql -X -Atq -h 127.0.0.1 -U postgres -d "$db" \
+      -c 'select exists (select 1 from outbox where published_at is null)' 2>/dev/null || echo f)" = t ] \
+      && [ "$waited" -lt 300 ]; do
+    sleep 2; waited=$((waited + 2))
+  done
+  printf '%s\t%s\n' "$1" "$waited" >> "$OUT/settle.tsv"
   psql -X -q -h 127.0.0.1 -U postgres -d "$db" -c 'VACUUM' 2>/dev/null || true
   psql -X -q -h 127.0.0.1 -U postgres -d postgres -c 'CHECKPOINT'
 }
