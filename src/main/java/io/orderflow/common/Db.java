@@ -8,6 +8,7 @@ import io.orderflow.common.problem.ProblemType;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.hibernate.reactive.mutiny.Mutiny;
@@ -19,14 +20,17 @@ import org.hibernate.reactive.mutiny.Mutiny;
  * CTEs) is already atomic. Counts the units it runs ({@code orderflow_db_statements_total}).
  *
  * <p>Load shedding: at most {@link DbConfig#maxPending()} units wait at once; beyond that a request fails at once
- * with 503 and Retry-After ({@code orderflow_db_shed_total}). Every unit has a timeout. A statement that timed out
- * may still have committed: that is safe, because its retry is answered by the idempotency layers. A unit whose
- * connection broke is sent again by {@link ResendPolicy} when its {@link ResendSafety} kind makes that safe.
+ * with 503 and Retry-After ({@code orderflow_db_shed_total}). Every statement has a timeout, PostgreSQL's own. A
+ * unit that got no answer may still have committed: that is safe, because its retry is answered by the idempotency
+ * layers. A unit whose connection broke is sent again by {@link ResendPolicy} when its {@link ResendSafety} kind
+ * makes that safe.
  */
 // @Startup: its metrics exist from startup, at zero, for the alerts (k8s/monitoring)
 @Startup
 @ApplicationScoped
 public class Db {
+
+    private static final Duration ANSWER_GRACE = Duration.ofSeconds(1);
 
     private final Mutiny.SessionFactory sessions;
     private final DbConfig config;
@@ -60,15 +64,13 @@ public class Db {
      * Runs {@code work} in one transaction (BEGIN, its statements, COMMIT) of a stateless session of its own: for
      * background work that must hold locks across statements and another system's answer (the event relay). Not
      * shed, never re-sent (its caller retries on its next round) and not counted with the requests' units of work.
-     * Each statement is bounded by PostgreSQL ({@code SET LOCAL statement_timeout}), not by a timeout on the whole:
-     * cancelling a transaction midway leaves Hibernate Reactive closing a live one (HR000090), while a statement
-     * PostgreSQL cancels fails the transaction, which rolls back cleanly.
+     * Each statement is bounded by PostgreSQL's {@code statement_timeout} (every connection's, see
+     * {@link PostgresPoolCreator}), not by a timeout on the whole: cancelling a transaction midway leaves Hibernate
+     * Reactive closing a live one (HR000090), while a statement PostgreSQL cancels fails the transaction, which rolls
+     * back cleanly.
      */
     public <T> Uni<T> transaction(Function<Mutiny.StatelessSession, Uni<T>> work) {
-        String timeout = config.statementTimeout().toMillis() + "ms";
-        return sessions.withStatelessTransaction(session -> session
-                .createNativeQuery("select set_config('statement_timeout', :timeout, true)")
-                .setParameter("timeout", timeout).getSingleResult().chain(() -> work.apply(session)));
+        return sessions.withStatelessTransaction(work);
     }
 
     /**
@@ -76,7 +78,7 @@ public class Db {
      * shed, never re-sent (its caller retries on its next round) and not counted with the requests' units of work.
      */
     public <T> Uni<T> background(Function<Mutiny.StatelessSession, Uni<T>> work) {
-        return sessions.withStatelessSession(work).ifNoItem().after(config.statementTimeout()).fail();
+        return sessions.withStatelessSession(work).ifNoItem().after(answerDeadline()).fail();
     }
 
     /** As {@link #run(Function)}, re-sent after a broken connection as {@code resend} allows. */
@@ -92,7 +94,16 @@ public class Db {
             return resends.send(resend, reached -> sessions.withStatelessSession(session -> {
                 reached.run();
                 return work.apply(session);
-            }).ifNoItem().after(config.statementTimeout()).fail()).onTermination().invoke(pending::decrementAndGet);
+            }).ifNoItem().after(answerDeadline()).fail()).onTermination().invoke(pending::decrementAndGet);
         });
+    }
+
+    /**
+     * How long a unit waits for its answer: PostgreSQL ends a statement at the statement timeout and answers so, and
+     * this later bound is for a database that stopped answering at all. Given up on first, a statement would run on
+     * and hold up the requests that draw its connection next.
+     */
+    private Duration answerDeadline() {
+        return config.statementTimeout().plus(ANSWER_GRACE);
     }
 }

@@ -28,7 +28,7 @@ public final class PersistenceLayerRules {
     /** Only the driver's exception types may be named (to map a lost connection or a constraint to a problem). */
     @ArchTest
     static final ArchRule persistenceShouldGoThroughHibernateReactiveOnly = noClasses()
-            .that().doNotHaveFullyQualifiedName("io.orderflow.common.PreparedStatementCache") // configures the pool
+            .that().doNotHaveFullyQualifiedName("io.orderflow.common.PostgresPoolCreator") // configures the pool
             .should().dependOnClassesThat(JavaClass.Predicates.resideInAnyPackage("io.vertx.sqlclient..",
                     "io.vertx.pgclient..", "io.vertx.mutiny.sqlclient..", "io.vertx.mutiny.pgclient..")
                     .and(DescribedPredicate.not(JavaClass.Predicates.assignableTo(Throwable.class))))

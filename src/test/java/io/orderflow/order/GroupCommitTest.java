@@ -14,15 +14,13 @@ import io.orderflow.support.Meters;
 import io.orderflow.support.OutboxEvents;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.RedisCache;
+import io.orderflow.support.RowLocks;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -204,7 +202,7 @@ class GroupCommitTest {
     }
 
     @Test
-    void shouldNotDeadlockWhenTwoBatchesInFlightShareOrdersThatArrivedInOppositeOrders() throws Exception {
+    void shouldNotDeadlockWhenTwoBatchesInFlightShareOrdersThatArrivedInOppositeOrders() {
         // by id: first < middle < last, the order in which every batch locks them
         List<String> ids = IntStream.range(0, 3).mapToObj(i -> paidOrder()).sorted(Comparator.comparing(UUID::fromString))
                 .toList();
@@ -216,7 +214,7 @@ class GroupCommitTest {
                 + failures("other");
         List<List<String>> batches = new ArrayList<>();
         List<Response> answers;
-        try (Connection middleLock = lock(middle)) {
+        try (RowLocks middleLock = RowLocks.on(middle)) {
             // queued in this order, the first batch takes first, middle, last and the second last, first: in
             // arrival order the two would lock first and last in opposite orders
             answers = batches(batches, () -> {
@@ -236,11 +234,7 @@ class GroupCommitTest {
                 CompletableFuture<?> second = CompletableFuture.allOf(sent.get(3), sent.get(4));
                 Await.until(() -> Sql.count(LOCK_WAITERS) == (second.isDone() ? 1 : 2),
                         "both batches to wait on a row lock");
-                try {
-                    middleLock.rollback();
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
+                middleLock.release();
                 return sent.stream().map(CompletableFuture::join).toList();
             });
         }
@@ -258,13 +252,13 @@ class GroupCommitTest {
     }
 
     @Test
-    void shouldAnswerEveryRowOfATimedOutBatchWith503InsteadOfRerunningEachRowAlone() throws Exception {
+    void shouldAnswerEveryRowOfATimedOutBatchWith503InsteadOfRerunningEachRowAlone() {
         List<String> paid = IntStream.range(0, 5).mapToObj(i -> paidOrder()).toList();
         String stuck = paid.get(2);
         double timeouts = failures("timeout");
         double fallbacks = Meters.count(registry, "orderflow.transitions.batch.fallbacks");
         List<Response> answers;
-        try (Connection stuckLock = lock(stuck)) {
+        try (RowLocks stuckLock = RowLocks.on(stuck)) {
             Slots slots = holdBothSlots(false);
             double statements = Meters.count(registry, "orderflow.db.statements");
             // the batch of five waits on the stuck order's lock past the statement timeout
@@ -279,7 +273,7 @@ class GroupCommitTest {
             double added = Meters.count(registry, "orderflow.db.statements") - statements;
             assertTrue(added >= 1 && added < paid.size(),
                     "the batch, not followed by one statement per row: " + added + " statements");
-            stuckLock.rollback();
+            stuckLock.release();
         }
         for (Response answer : answers) {
             answer.then().statusCode(503).header("Retry-After", "1").contentType("application/problem+json")
@@ -299,46 +293,37 @@ class GroupCommitTest {
         return Meters.count(registry, "orderflow.transitions.batch.failures", "kind", kind);
     }
 
-    /** A row lock on {@code orderId}, held until the connection is rolled back or closed. */
-    private static Connection lock(String... orderIds) throws SQLException {
-        Connection lock = Sql.connect();
-        lock.setAutoCommit(false);
-        for (String orderId : orderIds) {
-            try (PreparedStatement select = lock.prepareStatement("select 1 from orders where id = ?::uuid for update")) {
-                select.setString(1, orderId);
-                select.executeQuery();
-            }
-        }
-        return lock;
-    }
-
     /** Both statement slots of SHIP, each held by a SHIP that waits on a row lock. */
-    private record Slots(Connection lock, List<CompletableFuture<Response>> held) {
+    private record Slots(RowLocks locks, List<CompletableFuture<Response>> held) {
         void release() {
-            try {
-                lock.rollback();
-                lock.close();
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
+            try (locks) {
+                locks.release();
             }
             held.forEach(answer -> answer.join().then().statusCode(200));
         }
     }
 
-    /** Holds both batch slots of SHIP (keyed or keyless: their statements differ, and so do their batches). */
+    /**
+     * Holds both batch slots of SHIP (keyed or keyless: their statements differ, and so do their batches). If the
+     * blockers never wait, the locks go at once: held on, they would keep the blockers' statements at PostgreSQL, on
+     * the service's connections, for the rest of the run.
+     */
     private Slots holdBothSlots(boolean keyed) {
         List<String> blockers = List.of(paidOrder(), paidOrder());
+        RowLocks locks = RowLocks.on(blockers);
+        List<CompletableFuture<Response>> held = blockers.stream()
+                .map(blocker -> CompletableFuture.supplyAsync(() -> keyed
+                        ? postKeyed(blocker, "ship", shipBody(), newKey()) : post(blocker, "ship", shipBody())))
+                .toList();
         try {
-            Connection lock = lock(blockers.toArray(String[]::new));
-            List<CompletableFuture<Response>> held = blockers.stream()
-                    .map(blocker -> CompletableFuture.supplyAsync(() -> keyed
-                            ? postKeyed(blocker, "ship", shipBody(), newKey()) : post(blocker, "ship", shipBody())))
-                    .toList();
-            Await.until(() -> Sql.count(LOCK_WAITERS) == 2, "the blockers' statements to wait on their locks");
-            return new Slots(lock, held);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
+            locks.awaitWaiters(2, "the blockers' statements to wait on their locks");
+        } catch (AssertionError e) {
+            locks.close();
+            throw new AssertionError(e.getMessage() + "; the blockers answered " + held.stream()
+                    .map(answer -> answer.isDone() ? answer.join().statusLine() + " " + answer.join().asString()
+                            : "nothing yet").toList(), e);
         }
+        return new Slots(locks, held);
     }
 
     /**

@@ -17,13 +17,11 @@ import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.Transition;
 import io.orderflow.support.Await;
 import io.orderflow.support.Meters;
+import io.orderflow.support.RowLocks;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -45,8 +43,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class GroupCommitGuardsTest {
 
-    private static final String LOCK_WAITERS = "select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
-            + " and datname = current_database()";
     private static final String PENDING = "PAYMENT_PENDING";
 
     @Inject
@@ -63,7 +59,7 @@ class GroupCommitGuardsTest {
     }
 
     @Test
-    void shouldRefuseAGuardedRowOfABatchThatMissesItsGuardAndMoveTheOthers() throws SQLException {
+    void shouldRefuseAGuardedRowOfABatchThatMissesItsGuardAndMoveTheOthers() {
         List<String> matching = List.of(pendingOrder(), pendingOrder());
         String otherAttempt = pendingOrder();
         String otherAmount = pendingOrder();
@@ -73,16 +69,16 @@ class GroupCommitGuardsTest {
         List<String> blockers = List.of(pendingOrder(), pendingOrder());
         List<CompletableFuture<OrderRepository.Outcome>> held;
         List<CompletableFuture<OrderRepository.Outcome>> queued;
-        try (Connection lock = lock(blockers)) {
+        try (RowLocks lock = RowLocks.on(blockers)) {
             held = blockers.stream().map(id -> paymentFailed(id, attemptOf(id), AMOUNT)).toList();
-            Await.until(() -> Sql.count(LOCK_WAITERS) == 2, "the blockers' statements to wait on their locks");
+            lock.awaitWaiters(2, "the blockers' statements to wait on their locks");
             queued = List.of(paymentFailed(matching.get(0), attemptOf(matching.get(0)), AMOUNT),
                     paymentFailed(otherAttempt, UUID.randomUUID(), AMOUNT),
                     paymentFailed(otherAmount, attemptOf(otherAmount), AMOUNT + 1),
                     paymentFailed(matching.get(1), attemptOf(matching.get(1)), AMOUNT));
             Await.until(() -> Meters.gauge(registry, "orderflow.transitions.batch.waiting") == 4,
                     "the four moves to queue behind the held slots");
-            lock.rollback();
+            lock.release();
         }
         held.forEach(blocker -> assertTrue(blocker.join().moved(), "a blocker moved alone"));
         List<OrderRepository.Outcome> outcomes = queued.stream().map(CompletableFuture::join).toList();
@@ -134,19 +130,5 @@ class GroupCommitGuardsTest {
                 throw new IllegalStateException(e);
             }
         }, callers);
-    }
-
-    /** Row locks on {@code orderIds}, held until the connection is rolled back or closed. */
-    private static Connection lock(List<String> orderIds) throws SQLException {
-        Connection lock = Sql.connect();
-        lock.setAutoCommit(false);
-        for (String orderId : orderIds) {
-            try (PreparedStatement select = lock.prepareStatement("select 1 from orders where id = ?::uuid"
-                    + " for update")) {
-                select.setString(1, orderId);
-                select.executeQuery();
-            }
-        }
-        return lock;
     }
 }

@@ -1,0 +1,40 @@
+package io.orderflow.common;
+
+import io.quarkus.reactive.pg.client.PgPoolCreator;
+import io.vertx.pgclient.spi.PgDriver;
+import io.vertx.sqlclient.Pool;
+import jakarta.inject.Singleton;
+
+/**
+ * The pool Quarkus would build, with two differences:
+ * <ul>
+ * <li>Statements up to {@value #SQL_LIMIT} characters stay in each connection's prepared-statement cache
+ * ({@code quarkus.datasource.reactive.cache-prepared-statements}). The Vert.x client only caches statements up to
+ * 2,048 characters by default, and a transition's statement (the rule table generated from OrderTransitions, history,
+ * the dedup record, payment rows) is longer: uncached, every execution would be prepared anew, one more round trip
+ * per request (RoundTripsTest pins that it is not).</li>
+ * <li>Every connection starts with {@code statement_timeout} set to {@link DbConfig#statementTimeout()}, so
+ * PostgreSQL itself ends a statement that waits too long (on a lock a stray session holds, say). A timer in the
+ * client alone gives up on the answer but hands the connection back with the statement still running, and every
+ * request that draws that connection next waits behind it (StatementTimeoutTest).</li>
+ * </ul>
+ */
+@Singleton
+public class PostgresPoolCreator implements PgPoolCreator {
+
+    static final int SQL_LIMIT = 16_384;
+
+    private final DbConfig config;
+
+    public PostgresPoolCreator(DbConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public Pool create(Input input) {
+        String timeout = Long.toString(config.statementTimeout().toMillis());
+        input.pgConnectOptionsList().forEach(options -> options.setPreparedStatementCacheSqlLimit(SQL_LIMIT)
+                .addProperty("statement_timeout", timeout));
+        return PgDriver.INSTANCE.createPool(input.vertx(), input.pgConnectOptionsList(), input.poolOptions());
+    }
+}
