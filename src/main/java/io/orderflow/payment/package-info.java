@@ -38,11 +38,13 @@
  * {@link io.orderflow.payment.callbacks.Acknowledgements} answers every decided outcome with the provider's 2xx and a
  * failure with its refusal, a 5xx only when the failure is transient.
  *
- * <p>{@code commands}: money owed back, and payments to close. A refund owed is a durable command
- * ({@link io.orderflow.payment.commands.ProviderCommands}) written in the statement of the decision that owes it;
- * {@link io.orderflow.payment.commands.RefundWorker} sends it with the command's own idempotency key. A CANCEL of an
- * order whose payment is pending owes the provider a cancel, a command of its own that the same worker sends
- * ({@link io.orderflow.payment.commands.CancelCommands}).
+ * <p>{@code commands}: money owed back, and payments to close, stored. A refund owed is a durable command
+ * ({@link io.orderflow.payment.commands.ProviderCommands}) written in the statement of the decision that owes it; a
+ * CANCEL of an order whose payment is pending owes the provider a cancel, a command of its own.
+ *
+ * <p>{@code workers}: what sends those commands. {@link io.orderflow.payment.workers.RefundWorker} claims due
+ * commands and sends each with the command's own idempotency key, the cancels through
+ * {@link io.orderflow.payment.workers.CancelCommands}, which applies the provider's answer like a reconciliation.
  *
  * <p>{@code refunds}: refunds of an order, issued by operators ({@link io.orderflow.payment.refunds.RefundResource})
  * and stored by {@link io.orderflow.payment.refunds.Refunds}; {@link io.orderflow.payment.refunds.RefundOutcomes}
@@ -51,11 +53,16 @@
  *
  * <p>{@code reconcile}: the janitor. {@link io.orderflow.payment.reconcile.Reconciler} asks providers about what
  * stayed pending or unconfirmed, and applies their answers
- * ({@link io.orderflow.payment.reconcile.ReconciliationAnswers}) exactly like notifications; {@link io.orderflow.payment.reconcile.StuckPaymentsResource} lists what it left.
+ * ({@link io.orderflow.payment.reconcile.ReconciliationAnswers}) exactly like notifications;
+ * {@link io.orderflow.payment.reconcile.StuckPaymentsResource} lists what it left.
  *
  * <p>{@code anomalies}: what a provider sent that was not applied as sent, recorded once by
  * {@link io.orderflow.payment.anomalies.Anomalies} and listed and resolved by operators
  * ({@link io.orderflow.payment.anomalies.AnomalyResource}).
+ *
+ * <p>The parts stand in layers, none using one above it (LayerRulesTest): {@code spi}, {@code commands},
+ * {@code anomalies} and {@code refunds} at the bottom; {@code attempts}; {@code callbacks}; {@code reconcile} and
+ * {@code workers} on top.
  *
  * <p>Storage reads and writes through Hibernate Reactive; what must commit with an order's move is a
  * {@code SameStatementWrite} in its statement. docs/payments.md tells the whole story for operators.

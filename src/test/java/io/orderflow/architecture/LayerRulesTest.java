@@ -3,6 +3,7 @@ package io.orderflow.architecture;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -70,6 +71,16 @@ class LayerRulesTest {
             .should().dependOnClassesThat(resideInAPackage("io.orderflow.payment..")
                     .and(DescribedPredicate.not(resideInAPackage("io.orderflow.payment.spi.."))))
             .because("the SPI is what an adapter sees of payments: it stands alone, beneath the core that uses it");
+
+    @ArchTest
+    static final ArchRule theFeaturesShouldFormNoCycle = slices().matching("io.orderflow.(*)..").should()
+            .beFreeOfCycles().because("each feature builds on those beneath it, never on one that builds on it");
+
+    @ArchTest
+    static final ArchRule paymentsPartsShouldFormNoCycle = slices().matching("io.orderflow.payment.(*)..").should()
+            .beFreeOfCycles().because("a payment's parts stand in layers: the SPI and the stored commands beneath"
+                    + " attempts and refunds, callbacks above them, the reconciler and the workers that send commands"
+                    + " on top; a newcomer reads one without the ones above it");
 
     @ArchTest
     static final ArchRule commonShouldUseNoFeature = noClasses()

@@ -5,7 +5,7 @@ import static io.orderflow.support.OrderMother.*;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.orderflow.payment.commands.RefundWorker;
+import io.orderflow.payment.workers.RefundWorker;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;

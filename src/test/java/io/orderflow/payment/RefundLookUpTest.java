@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.orderflow.payment.commands.RefundWorker;
+import io.orderflow.payment.workers.RefundWorker;
 import io.orderflow.payment.spi.PaymentProvider;
 import io.orderflow.payment.spi.ProviderCalls;
 import io.orderflow.payment.spi.ProviderOutcome;

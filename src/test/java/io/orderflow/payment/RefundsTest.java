@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.orderflow.payment.commands.RefundWorker;
+import io.orderflow.payment.workers.RefundWorker;
 import io.orderflow.payment.reconcile.Reconciler;
 import io.orderflow.payment.refunds.RefundOutcomes;
 import io.orderflow.payment.stripe.StripeFixtures;

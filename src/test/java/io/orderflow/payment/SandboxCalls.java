@@ -2,7 +2,7 @@ package io.orderflow.payment;
 
 import static io.restassured.RestAssured.given;
 
-import io.orderflow.payment.commands.RefundWorker;
+import io.orderflow.payment.workers.RefundWorker;
 import io.orderflow.support.Sql;
 import io.quarkus.vertx.VertxContextSupport;
 import java.nio.charset.StandardCharsets;

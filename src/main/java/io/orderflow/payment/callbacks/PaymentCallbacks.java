@@ -8,7 +8,6 @@ import io.orderflow.idempotency.IdempotencyKeys;
 import io.orderflow.payment.PaymentProviders;
 import io.orderflow.payment.attempts.PaymentAttempts;
 import io.orderflow.payment.commands.ProviderCommands;
-import io.orderflow.payment.reconcile.Reconciler;
 import io.orderflow.payment.spi.Notification;
 import io.orderflow.payment.spi.NotificationRejected;
 import io.orderflow.payment.spi.NotificationRequest;
@@ -32,6 +31,9 @@ import org.jboss.logging.Logger;
 public class PaymentCallbacks {
 
     private static final Logger LOG = Logger.getLogger(PaymentCallbacks.class);
+    /** The actor the history names for the moves the janitor's answers make. */
+    public static final String RECONCILER = "reconciler";
+
     private final PaymentProviders providers;
     private final ProviderEventGate events;
     private final PaymentAttempts attempts;
@@ -75,7 +77,7 @@ public class PaymentCallbacks {
      * history names the janitor as the move's actor.
      */
     public Uni<Reply> reconcile(PaymentProvider provider, Notification notification) {
-        return decide(provider, notification, Reconciler.ACTOR);
+        return decide(provider, notification, RECONCILER);
     }
 
     /** @param actor who the history says made a move: the provider, or the janitor that asked it */

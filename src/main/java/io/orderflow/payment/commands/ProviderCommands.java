@@ -17,7 +17,7 @@ import org.hibernate.reactive.mutiny.Mutiny;
 /**
  * Durable provider commands in PostgreSQL ({@code provider_commands}, {@link ProviderCommandEntity}): a refund owed,
  * or a pending payment to cancel, is written in the statement of the decision that owes it (native, a
- * {@link SameStatementWrite}), claimed by {@link RefundWorker} with {@code FOR UPDATE SKIP LOCKED} (native, one
+ * {@link SameStatementWrite}), claimed by {@code RefundWorker} with {@code FOR UPDATE SKIP LOCKED} (native, one
  * statement per claim), and read with HQL.
  * The refunds providers report are recorded once each in {@code provider_refunds}.
  */

@@ -37,9 +37,6 @@ public class Reconciler {
 
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
 
-    /** The actor the history names for the moves the janitor's answers make. */
-    public static final String ACTOR = "reconciler";
-
     private final PaymentAttempts attempts;
     private final ProviderCommands commands;
     private final PaymentProviders providers;

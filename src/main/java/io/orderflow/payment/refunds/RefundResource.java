@@ -14,7 +14,6 @@ import io.orderflow.idempotency.KeyedRequest;
 import io.orderflow.idempotency.RetentionTier;
 import io.orderflow.order.OrderService;
 import io.orderflow.order.domain.OrderNotFoundException;
-import io.orderflow.payment.commands.RefundWorker;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -33,7 +32,7 @@ import org.jboss.resteasy.reactive.RestHeader;
 import org.jboss.resteasy.reactive.RestPath;
 
 /**
- * Refunds of an order: operators issue them (202: the provider is asked afterwards, by {@link RefundWorker}); the
+ * Refunds of an order: operators issue them (202: the provider is asked afterwards, by {@code RefundWorker}); the
  * order's customer and operators read them. A POST goes through the idempotency gate, its record written in the
  * statement that records the refund, so a repeat sends nothing new.
  */

@@ -1,9 +1,11 @@
-package io.orderflow.payment.commands;
+package io.orderflow.payment.workers;
 
 import io.orderflow.common.MicrosecondClock;
 import io.orderflow.payment.PaymentProviders;
 import io.orderflow.payment.attempts.PaymentAttempts;
 import io.orderflow.payment.callbacks.PaymentCallbacks;
+import io.orderflow.payment.commands.ProviderCommands;
+import io.orderflow.payment.commands.RefundsConfig;
 import io.orderflow.payment.reconcile.ReconciliationAnswers;
 import io.orderflow.payment.spi.Notification;
 import io.orderflow.payment.spi.PaymentProvider;

@@ -1,8 +1,10 @@
-package io.orderflow.payment.commands;
+package io.orderflow.payment.workers;
 
 import io.orderflow.common.Lifecycle;
 import io.orderflow.common.MicrosecondClock;
 import io.orderflow.payment.PaymentProviders;
+import io.orderflow.payment.commands.ProviderCommands;
+import io.orderflow.payment.commands.RefundsConfig;
 import io.orderflow.payment.refunds.RefundOutcomes;
 import io.orderflow.payment.refunds.RefundView;
 import io.orderflow.payment.spi.PaymentProvider;
