@@ -33,8 +33,8 @@
  * for the order — applied, duplicate, a stale attempt, a double capture, a refund of another capture, or an anomaly
  * (unknown attempt or order, illegal, amount mismatch, transaction reused) — is decided by one pure function,
  * {@code ReportVerdict}, of the match and the transition path's answer, and carried out by
- * {@link io.orderflow.payment.callbacks.ReportActions}; a refund's report by
- * {@link io.orderflow.payment.callbacks.RefundReports}.
+ * {@link io.orderflow.payment.callbacks.ReportActions}; a refund's report likewise, decided by
+ * {@code RefundReportVerdict} and carried out by {@link io.orderflow.payment.callbacks.RefundReports}.
  * {@link io.orderflow.payment.callbacks.Acknowledgements} answers every decided outcome with the provider's 2xx and a
  * failure with its refusal, a 5xx only when the failure is transient.
  *

@@ -26,7 +26,8 @@ import org.jboss.logging.Logger;
  * ({@link RefundOutcomes}). A report that names no refund of ours (Stripe's {@code charge.refunded}, mockpay's
  * older events) is about the whole capture and takes the payment path when refunds of ours stand behind it; a failure
  * of a refund that is not ours is logged; a second provider refund for one of ours, or a refund of a capture no refund
- * of ours was issued for, is money the service did not send: an anomaly, acknowledged.
+ * of ours was issued for, is money the service did not send: an anomaly, acknowledged. What each report means is
+ * {@link RefundReportVerdict}'s to decide; this class looks up what it needs and carries the verdict out.
  */
 @ApplicationScoped
 public class RefundReports {
@@ -58,64 +59,54 @@ public class RefundReports {
     }
 
     /**
+     * Looks up what the verdict needs (the refund of ours the report names, and for a success naming none the orders
+     * its capture stands behind), decides ({@link RefundReportVerdict}) and carries the verdict out.
+     *
      * @param actor who the history names for the order's move to REFUNDED: the provider, or the janitor
      * @param otherwise the payment path, for a report of a whole capture refunded that names no refund of ours
      */
     Uni<Reply> decide(PaymentProvider provider, Notification.Correlated report, String actor,
             Supplier<Uni<Reply>> otherwise) {
-        UUID named = report instanceof Notification.RefundSucceeded s ? s.refund()
-                : ((Notification.RefundFailed) report).refund();
-        String providerRefund = report instanceof Notification.RefundSucceeded s ? s.refundId()
-                : ((Notification.RefundFailed) report).refundId();
-        return ours(provider.name(), named, providerRefund).chain(refund -> {
-            if (refund == null) {
-                return report instanceof Notification.RefundSucceeded s ? unknown(provider, s, otherwise)
-                        : ignored(provider, report);
-            }
-            if (providerRefund != null && refund.providerRefundId() != null
-                    && !providerRefund.equals(refund.providerRefundId())) {
-                return anomaly(provider, report, refund.orderId(), providerRefund, "Refund " + providerRefund
-                        + " names refund " + refund.id() + ", which the provider made as "
-                        + refund.providerRefundId());
-            }
-            boolean succeeded = report instanceof Notification.RefundSucceeded;
-            String reason = report instanceof Notification.RefundFailed f ? f.reason() : null;
-            return outcomes.settle(provider.name(), actor, refund.id(), succeeded ? RefundView.Status.SUCCEEDED
-                    : RefundView.Status.FAILED, providerRefund, reason)
-                    .call(() -> succeeded && providerRefund != null ? commands.recordRefund(provider.name(),
-                            providerRefund, refund.captureTxnId(), refund.id(), time.now())
-                            : Uni.createFrom().voidItem())
-                    .chain(settled -> acknowledged(provider, report, refund.orderId(),
-                            settled != null ? "applied" : "duplicate"));
-        });
+        return ours(provider.name(), RefundReportVerdict.namedRefund(report), RefundReportVerdict.providerRefund(report))
+                .chain(refund -> {
+                    RefundReportVerdict verdict = RefundReportVerdict.of(report, refund);
+                    if (verdict instanceof RefundReportVerdict.NotOurs notOurs) {
+                        return captureOwners(provider.name(), notOurs.report());
+                    }
+                    return Uni.createFrom().item(verdict);
+                })
+                .chain(verdict -> act(provider, report, actor, verdict, otherwise));
     }
 
-    /**
-     * A provider refund that names no refund of ours. Of a capture our refunds give back it is money the service did
-     * not send, unless it is a report of the whole capture without a refund id (Stripe's {@code charge.refunded}),
-     * which takes the payment path as before; of the capture that paid its order while no refund of ours was ever
-     * issued for it (a refund made at the provider's dashboard), it is money the service did not send too, whatever
-     * the report names — never a stale event. A refund of any other capture (a double capture's, one unknown) takes
-     * the payment path. Each anomaly names the order and the provider's refund id (the capture's, for a report that
-     * names none).
-     */
-    private Uni<Reply> unknown(PaymentProvider provider, Notification.RefundSucceeded report,
-            Supplier<Uni<Reply>> otherwise) {
-        if (report.captureId() == null) {
+    private Uni<Reply> act(PaymentProvider provider, Notification.Correlated report, String actor,
+            RefundReportVerdict verdict, Supplier<Uni<Reply>> otherwise) {
+        if (verdict instanceof RefundReportVerdict.Settle settle) {
+            return outcomes.settle(provider.name(), actor, settle.refund().id(), settle.status(),
+                    settle.providerRefund(), settle.reason())
+                    .call(() -> settle.recordsProviderRefund() ? commands.recordRefund(provider.name(),
+                            settle.providerRefund(), settle.refund().captureTxnId(), settle.refund().id(), time.now())
+                            : Uni.createFrom().voidItem())
+                    .chain(settled -> acknowledged(provider, report, settle.refund().orderId(),
+                            settled != null ? "applied" : "duplicate"));
+        }
+        if (verdict instanceof RefundReportVerdict.Unaccounted anomaly) {
+            return anomaly(provider, report, anomaly);
+        }
+        if (verdict instanceof RefundReportVerdict.Ignored) {
+            return ignored(provider, report);
+        }
+        if (verdict instanceof RefundReportVerdict.PaymentPath) {
             return otherwise.get();
         }
-        String named = report.refundId() != null ? report.refundId() : report.captureId();
-        return refunds.orderRefunding(provider.name(), report.captureId()).chain(refunding -> {
-            if (refunding != null) {
-                return report.refundId() == null ? otherwise.get() : anomaly(provider, report, refunding, named,
-                        "Refund " + named + " of " + report.captureId() + " (" + report.amount()
-                                + ") is no refund the service sent");
-            }
-            return captures.paidOrder(provider.name(), report.captureId()).chain(paid -> paid == null
-                    ? otherwise.get()
-                    : anomaly(provider, report, paid, named, "Refund " + named + " of " + report.captureId() + " ("
-                            + report.amount() + ") gives back a capture the service issued no refund of"));
-        });
+        throw new IllegalStateException("A verdict to decide further: " + verdict);
+    }
+
+    /** A success naming no refund of ours, decided from the order refunding its capture, else the one it paid. */
+    private Uni<RefundReportVerdict> captureOwners(String provider, Notification.RefundSucceeded report) {
+        return refunds.orderRefunding(provider, report.captureId()).chain(refunding -> refunding != null
+                ? Uni.createFrom().item(RefundReportVerdict.ofNotOurs(report, refunding, null))
+                : captures.paidOrder(provider, report.captureId())
+                        .map(paid -> RefundReportVerdict.ofNotOurs(report, null, paid)));
     }
 
     /** The refund of ours a report names: by our id (and provider), else by the provider's refund id. */
@@ -137,13 +128,13 @@ public class RefundReports {
     }
 
     /** Recorded once per event, like every decided report: a re-sent event gets the first answer. */
-    private Uni<Reply> anomaly(PaymentProvider provider, Notification.Correlated report, UUID orderId,
-            String providerRefund, String detail) {
-        return events.once(provider, report, orderId, claim -> {
-            LOG.warnf("%s event %s of type %s: %s", provider.name(), report.id(), report.type(), detail);
-            return anomalies.record(provider.name(), report.id(), orderId, providerRefund,
-                    PaymentAnomaly.Kind.UNACCOUNTED_REFUND, detail)
-                    .chain(() -> acknowledged(provider, report, orderId, "unaccounted-refund"));
+    private Uni<Reply> anomaly(PaymentProvider provider, Notification.Correlated report,
+            RefundReportVerdict.Unaccounted anomaly) {
+        return events.once(provider, report, anomaly.orderId(), claim -> {
+            LOG.warnf("%s event %s of type %s: %s", provider.name(), report.id(), report.type(), anomaly.detail());
+            return anomalies.record(provider.name(), report.id(), anomaly.orderId(), anomaly.providerRefund(),
+                    PaymentAnomaly.Kind.UNACCOUNTED_REFUND, anomaly.detail())
+                    .chain(() -> acknowledged(provider, report, anomaly.orderId(), "unaccounted-refund"));
         });
     }
 }
