@@ -64,6 +64,27 @@ final class RawHttp {
         }
     }
 
+    /**
+     * Sends {@code request} and reads the answer's status line and headers, not waiting for the connection to end:
+     * for answers whose connection the test does not judge.
+     */
+    static String head(URL service, String request) throws IOException {
+        try (Socket socket = connect(service)) {
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            byte[] buffer = new byte[8192];
+            for (int n; !got.toString(StandardCharsets.ISO_8859_1).contains("\r\n\r\n")
+                    && (n = in.read(buffer)) != -1;) {
+                got.write(buffer, 0, n);
+            }
+            String text = got.toString(StandardCharsets.ISO_8859_1);
+            int end = text.indexOf("\r\n\r\n");
+            return end < 0 ? text : text.substring(0, end);
+        }
+    }
+
     /** Reads what the service sends until it closes the connection (or the read times out: still open). */
     static Exchange readToEnd(Socket socket) throws IOException {
         InputStream in = socket.getInputStream();
