@@ -33,7 +33,9 @@
 #      PAID orders per round for orderflow's ship), VERSUS_PEER_SHIP_SLICE (40000 for the peer's), VERSUS_PEER_ORDERS
 #      (30000), VERSUS_DUP_ORDERS (2000), VERSUS_WARMUP (30), VERSUS_REDIS_DB (5, the first of one Redis database
 #      per orderflow contestant; never 0), VERSUS_JAVA_OPTS (orderflow's shipped JVM flags), PEER_DIR (../shared/peers), VERSUS_PGBENCH_SECONDS (15),
-#      VERSUS_KEEP_DBS (0: the versus_* databases are dropped at the end).
+#      VERSUS_KEEP_DBS (0: the versus_* databases are dropped at the end), VERSUS_SCENARIOS (the rounds' scenarios:
+#      "ship dup_retry dup_newkey get"; "ship" alone is the A/B of a change on the transition path), VERSUS_PACED (1;
+#      0 leaves out the paced runs).
 # Needs: java, wrk, pgbench, python3, curl, openssl; PostgreSQL (trust, user postgres) and Redis on 127.0.0.1.
 set -euo pipefail
 
@@ -50,6 +52,8 @@ DUP_ORDERS=${VERSUS_DUP_ORDERS:-2000}
 WARMUP=${VERSUS_WARMUP:-30}
 REDIS_DB=${VERSUS_REDIS_DB:-5}   # 5 to 8: bench/run.sh uses 1, the tests 2 and 3
 PGBENCH_SECONDS=${VERSUS_PGBENCH_SECONDS:-15}
+read -r -a SCENARIOS <<< "${VERSUS_SCENARIOS:-ship dup_retry dup_newkey get}"
+PACED=${VERSUS_PACED:-1}
 POOL=20                       # quarkus.datasource.reactive.max-size; the peer's Hikari pool is 20 too
 # orderflow as shipped: the Dockerfile's JAVA_OPTS under the 768 MiB limit issue 14 measures against (MaxRAM
 # emulates it; k8s/ gives the pod 512Mi: with the heap and code cache fixed, the JVM sizes nothing else from it)
@@ -360,9 +364,9 @@ start_contestant() { # start_contestant NAME DIR "ENV" "FLAGS" REDIS-DB TEMPLATE
   await_ready "$name" "$port" "$MGMT"
   PID_OF[$name]=$PID; BASE_OF[$name]=http://127.0.0.1:$port; MGMT_OF[$name]=http://127.0.0.1:$MGMT; IDS_OF[$name]=$7
   use "$name"
-  wrk_run ship "$IDS/ship-warmup" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
-  for s in dup_retry dup_newkey get; do
-    wrk_run "$s" "$(ids_for "$s" 0)" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
+  for s in "${SCENARIOS[@]}"; do
+    if [ "$s" = ship ]; then wrk_run ship "$IDS/ship-warmup" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"
+    else wrk_run "$s" "$(ids_for "$s" 0)" "$WARMUP" 32 "$OUT/$NAME/warmup.tsv"; fi
   done
 }
 
@@ -370,7 +374,7 @@ round() { # round N NAME... — every scenario for every named contestant, back 
   local r=$1 s name
   shift
   log "round $r of $ROUNDS: $*"
-  for s in ship dup_retry dup_newkey get; do
+  for s in "${SCENARIOS[@]}"; do
     for name in "$@"; do use "$name"; sleep 2; measure "$s" "$r"; done
   done
 }
@@ -382,6 +386,7 @@ round() { # round N NAME... — every scenario for every named contestant, back 
   echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "orderflow_flags=$SHIPPED_FLAGS"
   echo "driver=$PEERS/bench wrk scripts, ${SECONDS_PER}s after ${WARMUP}s of warm-up per scenario, 2 threads, 32 connections; orderflow: $ORDERS orders via the API + $SHIP_ORDERS seeded; peer: $PEER_ORDERS via the API + $((ROUNDS * PEER_SHIP_SLICE)) seeded"
+  echo "scenarios=${SCENARIOS[*]} paced=$PACED"
   echo "rounds=$ROUNDS (every contestant running; within a round each scenario is measured for each contestant back to back; the order reverses every other round)"
   echo "clock_ticks_per_second=$(getconf CLK_TCK)"
 } > "$OUT/environment.txt"
@@ -417,6 +422,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 # the paced runs, each level for every orderflow contestant back to back (group commit on and off side by side)
 for level in "low 10" "half 50"; do
+  [ "$PACED" = 1 ] || break
   for name in "${ORDER[@]}"; do
     [ "$name" = peer ] && continue
     use "$name"
