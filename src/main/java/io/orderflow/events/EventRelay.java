@@ -3,12 +3,16 @@ package io.orderflow.events;
 import io.orderflow.common.Db;
 import io.orderflow.common.Lifecycle;
 import io.orderflow.common.MicrosecondClock;
+import io.orderflow.common.PeriodicJob;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.stream.ReactiveStreamCommands;
 import io.quarkus.redis.datasource.stream.XAddArgs;
-import io.quarkus.scheduler.Scheduled;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import java.time.Instant;
@@ -51,6 +55,7 @@ public class EventRelay {
     private final ReactiveStreamCommands<String, String, String> stream;
     private final XAddArgs trimmed;
     private final List<PublishedEventsParticipant> participants;
+    private PeriodicJob periodic;
 
     public EventRelay(Db db, Outbox outbox, EventsConfig config, EventMetrics metrics, Lifecycle lifecycle,
             MicrosecondClock time, ReactiveRedisDataSource redis, @Any Instance<PublishedEventsParticipant> participants) {
@@ -65,8 +70,15 @@ public class EventRelay {
         this.participants = participants.stream().toList();
     }
 
+    void start(@Observes StartupEvent event, Vertx vertx) {
+        periodic = PeriodicJob.start(vertx, "Event relay", config.relay().every(), this::scheduled);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        periodic.stop();
+    }
+
     /** Not while the application starts or shuts down: a round would race the closing pool for nothing. */
-    @Scheduled(every = "${events.relay.every:200ms}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
         if (!lifecycle.running()) {
             return Uni.createFrom().voidItem();

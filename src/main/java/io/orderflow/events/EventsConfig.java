@@ -37,8 +37,11 @@ public interface EventsConfig {
 
     interface Relay {
 
-        /** How often the relay looks for unpublished events ({@code off} stops it, e.g. in round-trip counts). */
-        @WithDefault("200ms")
+        /**
+         * How often the relay looks for unpublished events ({@code off} stops it, e.g. in round-trip counts); shorter
+         * means events leave sooner, and more relay rounds compete with the transitions for PostgreSQL.
+         */
+        @WithDefault("1s")
         String every();
 
         /**
@@ -83,7 +86,7 @@ public interface EventsConfig {
         Duration rotationOverlap();
 
         /** How often the worker looks for deliveries that are due ({@code off} stops it). */
-        @WithDefault("500ms")
+        @WithDefault("1s")
         String every();
 
         /** Most deliveries one worker round sends at once. */

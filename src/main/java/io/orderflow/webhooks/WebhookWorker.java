@@ -3,9 +3,13 @@ package io.orderflow.webhooks;
 import io.orderflow.common.Lifecycle;
 import io.orderflow.common.MicrosecondClock;
 import io.orderflow.events.EventsConfig;
-import io.quarkus.scheduler.Scheduled;
+import io.orderflow.common.PeriodicJob;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,6 +38,7 @@ public class WebhookWorker {
     private final RetrySchedule retries;
     private final Lifecycle lifecycle;
     private final MicrosecondClock time;
+    private PeriodicJob periodic;
 
     public WebhookWorker(WebhookDeliveries deliveries, WebhookSender sender, WebhookMetrics metrics,
             EventsConfig config, Lifecycle lifecycle, MicrosecondClock time) {
@@ -46,7 +51,14 @@ public class WebhookWorker {
         this.time = time;
     }
 
-    @Scheduled(every = "${events.webhooks.every:500ms}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void start(@Observes StartupEvent event, Vertx vertx) {
+        periodic = PeriodicJob.start(vertx, "Webhook worker", config.every(), this::scheduled);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        periodic.stop();
+    }
+
     Uni<Void> scheduled() {
         if (!lifecycle.running()) {
             return Uni.createFrom().voidItem();

@@ -66,7 +66,7 @@ public final class LogScan {
                     + " the outbox");
 
     /**
-     * Quarkus's scheduler ran a task (the event relay every 200 ms, a sweep), or a health probe's answer was
+     * Quarkus's scheduler ran a task (a sweep, the refund worker), or a health probe's answer was
      * completed, while the application was stopping and its beans were gone; or a background round's commit met
      * the pool closing under it (Hibernate Reactive's own line: its transaction did not commit, its events stay
      * owed); Quarkus says so itself ("[Error Occurred After Shutdown]"). Nothing was written.
