@@ -1,27 +1,53 @@
 package io.orderflow.edge;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
+import io.quarkus.runtime.configuration.DurationConverter;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.Reader;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Connections that send part of a request and then nothing are closed by the service (quarkus.http.idle-timeout),
- * instead of each holding a file descriptor forever; meanwhile and afterwards normal requests are served.
+ * instead of each holding a file descriptor forever; meanwhile and afterwards normal requests are served. Under an
+ * idle timeout of {@value ShortIdleTimeout#IDLE_TIMEOUT} rather than the shipped one, which the test would otherwise
+ * sit out; that one is held to a bound below.
  */
 @QuarkusTest
+@Tag("profile")
+@TestProfile(SlowClientsTest.ShortIdleTimeout.class)
 class SlowClientsTest {
+
+    public static class ShortIdleTimeout implements QuarkusTestProfile {
+
+        static final String IDLE_TIMEOUT = "2s";
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("quarkus.http.idle-timeout", IDLE_TIMEOUT);
+        }
+    }
 
     private static final int STALLED = 50;
     /** Far longer than the idle timeout: a read that is still blocked then means the service kept the connection. */
@@ -57,6 +83,18 @@ class SlowClientsTest {
                 socket.close();
             }
         }
+    }
+
+    @Test
+    void shouldShipAnIdleTimeoutOfAMinuteAtMost() throws IOException {
+        Properties shipped = new Properties();
+        try (Reader reader = Files.newBufferedReader(Path.of("src/main/resources/application.properties"))) {
+            shipped.load(reader);
+        }
+        String timeout = shipped.getProperty("quarkus.http.idle-timeout");
+        assertNotNull(timeout, "application.properties sets quarkus.http.idle-timeout");
+        assertTrue(DurationConverter.parseDuration(timeout).compareTo(Duration.ofMinutes(1)) <= 0,
+                "a stalled connection holds a file descriptor at most a minute: " + timeout);
     }
 
     /** True when the service closed the connection without answering; a read timeout fails the test. */
