@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.hibernate.reactive.mutiny.Mutiny;
-import org.jboss.logging.Logger;
 
 /**
  * Publishes the outbox to the Redis Stream, at least once and in order per order, from every replica. One round is
@@ -40,8 +39,6 @@ import org.jboss.logging.Logger;
  */
 @ApplicationScoped
 public class EventRelay {
-
-    private static final Logger LOG = Logger.getLogger(EventRelay.class);
 
     /** Rounds per scheduled run at most, so that a run under a steady stream of events ends and the next starts. */
     static final int MAX_ROUNDS = 50;
@@ -71,7 +68,8 @@ public class EventRelay {
     }
 
     void start(@Observes StartupEvent event, Vertx vertx) {
-        periodic = PeriodicJob.start(vertx, "Event relay", config.relay().every(), this::scheduled);
+        periodic = PeriodicJob.start(vertx, EventRelay.class, config.relay().every(), this::scheduled,
+                "Event relay round failed, its events stay in the outbox for the next one");
     }
 
     void stop(@Observes ShutdownEvent event) {
@@ -83,12 +81,7 @@ public class EventRelay {
         if (!lifecycle.running()) {
             return Uni.createFrom().voidItem();
         }
-        return relay().onFailure().recoverWithItem(failure -> {
-            metrics.relayFailed();
-            LOG.warnf("Event relay round failed, its events stay in the outbox for the next one: %s",
-                    failure.toString());
-            return 0;
-        }).replaceWithVoid();
+        return relay().onFailure().invoke(metrics::relayFailed).replaceWithVoid();
     }
 
     /** Relays rounds while they are full (at most {@link #MAX_ROUNDS}); returns how many events went out. */

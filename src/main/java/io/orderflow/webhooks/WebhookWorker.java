@@ -52,7 +52,8 @@ public class WebhookWorker {
     }
 
     void start(@Observes StartupEvent event, Vertx vertx) {
-        periodic = PeriodicJob.start(vertx, "Webhook worker", config.every(), this::scheduled);
+        periodic = PeriodicJob.start(vertx, WebhookWorker.class, config.every(), this::scheduled,
+                "Webhook delivery round failed, what is due stays owed for the next one");
     }
 
     void stop(@Observes ShutdownEvent event) {
@@ -63,11 +64,7 @@ public class WebhookWorker {
         if (!lifecycle.running()) {
             return Uni.createFrom().voidItem();
         }
-        return deliverDue().onFailure().recoverWithItem(failure -> {
-            LOG.warnf("Webhook delivery round failed, what is due stays owed for the next one: %s",
-                    failure.toString());
-            return 0;
-        }).replaceWithVoid();
+        return deliverDue().replaceWithVoid();
     }
 
     /** Delivers what is due until a round finds less than a batch; returns how many attempts were made. */
