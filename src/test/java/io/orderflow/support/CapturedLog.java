@@ -1,9 +1,12 @@
 package io.orderflow.support;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.Level;
+import java.util.logging.LogManager;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.jboss.logmanager.ExtLogRecord;
@@ -11,7 +14,8 @@ import org.jboss.logmanager.formatters.PatternFormatter;
 
 /**
  * What the service logs while a {@code @QuarkusTest} runs (the application shares the test's JVM and its JBoss log
- * manager): a handler on the root logger that keeps every record from {@link #start()} until {@link #close()}.
+ * manager): a handler on the root logger, and on the categories that keep their records from it, that keeps every
+ * record from {@link #start()} until {@link #close()}.
  */
 public final class CapturedLog extends Handler implements AutoCloseable {
 
@@ -23,8 +27,20 @@ public final class CapturedLog extends Handler implements AutoCloseable {
 
     public static CapturedLog start() {
         CapturedLog log = new CapturedLog();
-        Logger.getLogger("").addHandler(log);
+        listened().forEach(logger -> logger.addHandler(log));
         return log;
+    }
+
+    /** The root logger and every logger that keeps its records from it (a category with handlers of its own). */
+    private static List<Logger> listened() {
+        List<Logger> loggers = new ArrayList<>(List.of(Logger.getLogger("")));
+        for (String name : Collections.list(LogManager.getLogManager().getLoggerNames())) {
+            Logger logger = Logger.getLogger(name);
+            if (!name.isEmpty() && !logger.getUseParentHandlers()) {
+                loggers.add(logger);
+            }
+        }
+        return loggers;
     }
 
     /**
@@ -67,6 +83,6 @@ public final class CapturedLog extends Handler implements AutoCloseable {
 
     @Override
     public void close() {
-        Logger.getLogger("").removeHandler(this);
+        listened().forEach(logger -> logger.removeHandler(this));
     }
 }
