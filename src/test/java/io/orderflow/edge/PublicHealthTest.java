@@ -3,6 +3,7 @@ package io.orderflow.edge;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.orderflow.support.CappedProxiedService;
 import io.orderflow.support.FaultProxies;
 import io.orderflow.support.Management;
 import io.orderflow.support.PublicHealth;

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
+import io.orderflow.support.CappedProxiedService;
 import io.orderflow.support.FaultProxies;
 import io.orderflow.support.Management;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -31,15 +31,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(FaultInjectionTest.Proxied.class)
+@TestProfile(CappedProxiedService.class)
 class FaultInjectionTest {
-
-    public static class Proxied implements QuarkusTestProfile {
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(FaultProxies.class));
-        }
-    }
 
     @Inject
     RedisDataSource redis;

@@ -1,19 +1,18 @@
-package io.orderflow.edge;
+package io.orderflow.support;
 
-import io.orderflow.support.FaultProxies;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.List;
 import java.util.Map;
 
 /**
- * One application for the edge tests that need more than the default one: at most {@value #MAX_CONNECTIONS} open
- * connections, a body cut {@value #BODY_TIMEOUT} after its headers, and PostgreSQL and Redis behind TCP proxies that
- * a test can close. Shared, so it starts once.
+ * One application for the edge and fault tests that need more than the default one: at most
+ * {@value #MAX_CONNECTIONS} open connections, a body cut {@value #BODY_TIMEOUT} after its headers, and PostgreSQL and
+ * Redis behind TCP proxies that a test can close. Shared, so it starts once.
  */
 public class CappedProxiedService implements QuarkusTestProfile {
 
-    static final int MAX_CONNECTIONS = 300;
-    static final String BODY_TIMEOUT = "2s";
+    public static final int MAX_CONNECTIONS = 300;
+    public static final String BODY_TIMEOUT = "2s";
 
     @Override
     public Map<String, String> getConfigOverrides() {
