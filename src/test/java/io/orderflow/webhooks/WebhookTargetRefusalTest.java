@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
 import io.orderflow.support.Await;
+import io.orderflow.support.CappedProxiedService;
 import io.orderflow.support.Sql;
 import io.orderflow.support.WebhookReceiver;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.util.List;
 import java.util.Map;
@@ -28,15 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(WebhookTargetRefusalTest.AsInProduction.class)
+@TestProfile(CappedProxiedService.class)
 class WebhookTargetRefusalTest {
-
-    public static class AsInProduction implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("events.webhooks.allow-private-targets", "false");
-        }
-    }
 
     @AfterEach
     void deleteEndpoints() {
