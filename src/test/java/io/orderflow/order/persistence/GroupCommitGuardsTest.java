@@ -23,6 +23,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -67,11 +68,14 @@ class GroupCommitGuardsTest {
         double rows = Meters.recordedTotal(registry, "orderflow.transitions.batch.rows");
 
         List<String> blockers = List.of(pendingOrder(), pendingOrder());
-        List<CompletableFuture<OrderRepository.Outcome>> held;
+        List<CompletableFuture<OrderRepository.Outcome>> held = new ArrayList<>();
         List<CompletableFuture<OrderRepository.Outcome>> queued;
         try (RowLocks lock = RowLocks.on(blockers)) {
-            held = blockers.stream().map(id -> paymentFailed(id, attemptOf(id), AMOUNT)).toList();
-            lock.awaitWaiters(2, "the blockers' statements to wait on their locks");
+            // one after the other: sent together, both may ride one batch, which holds one slot
+            for (String id : blockers) {
+                held.add(paymentFailed(id, attemptOf(id), AMOUNT));
+                lock.awaitWaiters(held.size(), "the blockers' statements to wait on their locks");
+            }
             queued = List.of(paymentFailed(matching.get(0), attemptOf(matching.get(0)), AMOUNT),
                     paymentFailed(otherAttempt, UUID.randomUUID(), AMOUNT),
                     paymentFailed(otherAmount, attemptOf(otherAmount), AMOUNT + 1),
