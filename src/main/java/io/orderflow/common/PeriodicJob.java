@@ -29,8 +29,8 @@ public final class PeriodicJob {
     private final String failureMessage;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicLong skipped = new AtomicLong();
-    /** Runs failed in a row; written by one run at a time. */
-    private long failures;
+    /** Runs failed in a row: written by one run at a time, read by whoever asks (volatile). */
+    private volatile long failures;
     private volatile long timer = -1;
 
     private PeriodicJob(Vertx vertx, Class<?> owner, Supplier<Uni<?>> job, String failureMessage) {
