@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
+import io.orderflow.support.NarrowOverrides;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +23,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -31,23 +30,13 @@ import org.junit.jupiter.api.Test;
 /**
  * Connections that send part of a request and then nothing are closed by the service (quarkus.http.idle-timeout),
  * instead of each holding a file descriptor forever; meanwhile and afterwards normal requests are served. Under an
- * idle timeout of {@value ShortIdleTimeout#IDLE_TIMEOUT} rather than the shipped one, which the test would otherwise
+ * idle timeout of {@value NarrowOverrides#IDLE_TIMEOUT} rather than the shipped one, which the test would otherwise
  * sit out; that one is held to a bound below.
  */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(SlowClientsTest.ShortIdleTimeout.class)
+@TestProfile(NarrowOverrides.class)
 class SlowClientsTest {
-
-    public static class ShortIdleTimeout implements QuarkusTestProfile {
-
-        static final String IDLE_TIMEOUT = "2s";
-
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.http.idle-timeout", IDLE_TIMEOUT);
-        }
-    }
 
     private static final int STALLED = 50;
     /** Far longer than the idle timeout: a read that is still blocked then means the service kept the connection. */

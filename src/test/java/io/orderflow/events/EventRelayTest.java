@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Contract;
+import io.orderflow.support.NarrowOverrides;
 import io.orderflow.support.OutboxEvents;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.mutiny.Uni;
@@ -30,20 +30,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The relay and the feed, driven by hand (the scheduled relay is off in this profile), so that what another replica
+ * The relay and the feed, driven by hand (the scheduled relay is off in {@link NarrowOverrides}), so that what another replica
  * or a late transaction holds is held exactly when the test says.
  */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(EventRelayTest.ByHand.class)
+@TestProfile(NarrowOverrides.class)
 class EventRelayTest {
-
-    public static class ByHand implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("events.relay.every", "off", "events.purge.every", "off");
-        }
-    }
 
     @Inject
     EventRelay relay;

@@ -6,13 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.Meters;
+import io.orderflow.support.NarrowOverrides;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
-import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -23,15 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(RepeatLingerTest.OnlyRepeatsLinger.class)
+@TestProfile(NarrowOverrides.class)
 class RepeatLingerTest {
-
-    public static class OnlyRepeatsLinger implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("idempotency.replica.linger", "0s", "idempotency.replica.replay-linger", "30s");
-        }
-    }
 
     @Inject
     MeterRegistry registry;

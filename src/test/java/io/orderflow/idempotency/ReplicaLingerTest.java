@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.Meters;
+import io.orderflow.support.TracedWithLinger;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -20,15 +20,8 @@ import org.junit.jupiter.api.Test;
 /** With idempotency.replica.linger on (as in production), a repeat right behind the first is answered from memory. */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(ReplicaLingerTest.Linger.class)
+@TestProfile(TracedWithLinger.class)
 class ReplicaLingerTest {
-
-    public static class Linger implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("idempotency.replica.linger", "30s", "idempotency.replica.replay-linger", "30s");
-        }
-    }
 
     @Inject
     MeterRegistry registry;

@@ -25,8 +25,7 @@ import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.support.Await;
 import io.orderflow.support.CapturedLog;
-import io.orderflow.support.Traced;
-import io.quarkus.test.common.WithTestResource;
+import io.orderflow.support.TracedWithLinger;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
@@ -49,8 +48,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(Traced.class)
-@WithTestResource(PaymentSandbox.class)
+@TestProfile(TracedWithLinger.class)
 class TracingTest extends SandboxedProviderTest {
 
     /**

@@ -16,7 +16,7 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.orderflow.common.Spans;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Await;
-import io.orderflow.support.Traced;
+import io.orderflow.support.TracedWithLinger;
 import io.orderflow.support.WebhookReceiver;
 import io.orderflow.support.WebhookReceiver.Answer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @Tag("profile")
-@TestProfile(Traced.class)
+@TestProfile(TracedWithLinger.class)
 class WebhookTracingTest {
 
     /** What the Vert.x HTTP client's own span of a request would name. */
