@@ -1,10 +1,7 @@
 package io.orderflow.common;
 
 import io.quarkus.runtime.configuration.DurationConverter;
-import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
-import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.Locale;
@@ -79,15 +76,13 @@ public final class PeriodicJob {
             skipped.incrementAndGet(); // the previous run is still going
             return;
         }
-        Context own = VertxContext.createNewDuplicatedContext(vertx.getOrCreateContext());
-        VertxContextSafetyToggle.setContextSafe(own, true);
-        own.runOnContext(ignored -> Uni.createFrom().deferred(job).subscribe().with(done -> {
+        DuplicatedContexts.subscribe(vertx, job, done -> {
             succeeded();
             running.set(false);
         }, failure -> {
             failed(failure);
             running.set(false);
-        }));
+        });
     }
 
     private void succeeded() {

@@ -5,13 +5,15 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The events' series, all registered at startup so that an alert has a value to read before the first event:
- * outbox lag, events published per way out, relay failures.
+ * The events' series, all registered at startup so that an alert has a value to read before the first event: how
+ * far the feed and the stream are behind, events published per way out, failed rounds, events a consumer lost to
+ * retention.
  */
-// @Startup: created with the application, not with the relay's first round, which may come after readiness
+// @Startup: created with the application, not with the sequencer's first round, which may come after readiness
 @Startup
 @ApplicationScoped
 public class EventMetrics {
@@ -27,19 +29,46 @@ public class EventMetrics {
         }
     }
 
-    private final AtomicReference<Double> lag = new AtomicReference<>(0.0);
-    private final Counter stream;
-    private final Counter feed;
-    private final Counter failures;
+    /** The consumers of the feed that can fall behind its retention, as the {@code consumer} label says. */
+    public enum Consumer {
+        STREAM("redis-stream"), WEBHOOKS("webhooks");
+
+        final String label;
+
+        Consumer(String label) {
+            this.label = label;
+        }
+    }
+
+    private final AtomicReference<Double> feedLag = new AtomicReference<>(0.0);
+    private final AtomicReference<Double> streamLag = new AtomicReference<>(0.0);
+    private final Map<Way, Counter> published;
+    private final Map<Consumer, Counter> expired;
+    private final Counter relayFailures;
+    private final Counter sequencerFailures;
+    private final Counter rewinds;
 
     public EventMetrics(MeterRegistry registry) {
-        Gauge.builder("orderflow.events.outbox.lag.seconds", lag, AtomicReference::get)
-                .description("Age of the oldest unpublished event the relay found in the outbox (0 when none)")
+        Gauge.builder("orderflow.events.feed.lag.seconds", feedLag, AtomicReference::get)
+                .description("Age of the oldest committed event the sequencer had not given a feed position yet"
+                        + " (0 when none)")
                 .register(registry);
-        this.stream = published(registry, Way.STREAM);
-        this.feed = published(registry, Way.FEED);
-        this.failures = Counter.builder("orderflow.events.relay.failures")
-                .description("Relay rounds that failed (PostgreSQL or Redis); their events are published later")
+        Gauge.builder("orderflow.events.stream.lag.seconds", streamLag, AtomicReference::get)
+                .description("Age of the oldest feed event not yet appended to the Redis Stream (0 when none)")
+                .register(registry);
+        this.published = Map.of(Way.STREAM, published(registry, Way.STREAM), Way.FEED, published(registry, Way.FEED));
+        this.expired = Map.of(Consumer.STREAM, expired(registry, Consumer.STREAM), Consumer.WEBHOOKS,
+                expired(registry, Consumer.WEBHOOKS));
+        this.relayFailures = Counter.builder("orderflow.events.relay.failures")
+                .description("Relay rounds to the Redis Stream that failed (PostgreSQL or Redis); the stream catches"
+                        + " up from its cursor")
+                .register(registry);
+        this.sequencerFailures = Counter.builder("orderflow.events.sequencer.failures")
+                .description("Sequencer rounds that failed; their events get positions in a later round")
+                .register(registry);
+        this.rewinds = Counter.builder("orderflow.events.stream.rewinds")
+                .description("Times the relay found the Redis Stream without entries it had appended (a failover"
+                        + " or a restart lost them) and appended them again")
                 .register(registry);
     }
 
@@ -49,15 +78,38 @@ public class EventMetrics {
                 .register(registry);
     }
 
-    void lag(double seconds) {
-        lag.set(Math.max(0, seconds));
+    private static Counter expired(MeterRegistry registry, Consumer consumer) {
+        return Counter.builder("orderflow.events.expired").tag("consumer", consumer.label)
+                .description("Events a consumer never received because retention purged them first")
+                .register(registry);
+    }
+
+    void feedLag(double seconds) {
+        feedLag.set(Math.max(0, seconds));
+    }
+
+    void streamLag(double seconds) {
+        streamLag.set(Math.max(0, seconds));
     }
 
     void published(Way way, int count) {
-        (way == Way.STREAM ? stream : feed).increment(count);
+        published.get(way).increment(count);
+    }
+
+    /** {@code count} events {@code consumer} will never receive. */
+    public void expired(Consumer consumer, long count) {
+        expired.get(consumer).increment(count);
     }
 
     void relayFailed() {
-        failures.increment();
+        relayFailures.increment();
+    }
+
+    void sequencerFailed() {
+        sequencerFailures.increment();
+    }
+
+    void rewound() {
+        rewinds.increment();
     }
 }

@@ -4,7 +4,10 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
 
-/** Order events: the outbox, its relay to the Redis Stream, the feed and the retention of published rows. */
+/**
+ * Order events: the feed PostgreSQL keeps (its sequencer and retention), the relay to the Redis Stream, and the
+ * webhooks' dispatch.
+ */
 @ConfigMapping(prefix = "events")
 public interface EventsConfig {
 
@@ -12,9 +15,14 @@ public interface EventsConfig {
     @WithDefault("/orderflow")
     String source();
 
-    /** How long a published event stays in the outbox (and so in the feed) before it is purged. */
+    /**
+     * How long an event stays in the feed; a reader whose cursor is older gets 410 Gone. The events of an order stay
+     * readable from its history ({@code GET /orders/{id}/events}).
+     */
     @WithDefault("7d")
     Duration retention();
+
+    Sequencer sequencer();
 
     Redis redis();
 
@@ -24,41 +32,56 @@ public interface EventsConfig {
 
     Webhooks webhooks();
 
+    interface Sequencer {
+
+        /**
+         * How often committed events are given their feed positions ({@code off} stops it, e.g. in round-trip
+         * counts): the feed, the stream and webhooks follow it. A round is one short transaction.
+         */
+        @WithDefault("250ms")
+        String every();
+
+        /** Most events given positions by one round; a full round is followed by another at once. */
+        @WithDefault("2000")
+        int batchSize();
+    }
+
     interface Redis {
 
-        /** The stream the relay appends events to, one entry per event with the single field {@code event}. */
+        /** The stream the relay appends events to: one entry per event, fields {@code event} and {@code position}. */
         @WithDefault("orderflow.order-events")
         String stream();
 
-        /** The stream is trimmed to about this many entries ({@code XADD ... MAXLEN ~}). */
-        @WithDefault("1000000")
-        long maxLength();
+        /**
+         * How long entries stay in the stream ({@code XTRIM MINID}): size Redis' memory for it (about 1.5 KB an
+         * event). Never trims past the last entry the relay appended.
+         */
+        @WithDefault("24h")
+        Duration retention();
     }
 
     interface Relay {
 
-        /**
-         * How often the relay looks for unpublished events ({@code off} stops it, e.g. in round-trip counts); shorter
-         * means events leave sooner, and more relay rounds compete with the transitions for PostgreSQL.
-         */
-        @WithDefault("1s")
+        /** How often the relay appends the feed's new events to the Redis Stream ({@code off} stops it). */
+        @WithDefault("250ms")
         String every();
 
-        /**
-         * Most events claimed by one relay transaction. A full round is followed by another at once, so this sizes
-         * the transactions and does not cap the rate.
-         */
+        /** Most events appended by one round (one pipelined batch); a full round is followed by another at once. */
         @WithDefault("500")
         int batchSize();
+
+        /** How long one replica keeps the relay's turn without renewing it: another takes over after it. */
+        @WithDefault("10s")
+        Duration lease();
     }
 
     interface Purge {
 
-        /** How often each replica deletes published events past {@link EventsConfig#retention()} ({@code off}). */
+        /** How often each replica purges what retention let go: the feed's old events, webhook logs. */
         @WithDefault("60s")
         String every();
 
-        /** Most events deleted by one purge statement. */
+        /** Most rows deleted by one purge statement (a short transaction each). */
         @WithDefault("1000")
         int batchSize();
     }
@@ -85,13 +108,50 @@ public interface EventsConfig {
         @WithDefault("24h")
         Duration rotationOverlap();
 
-        /** How often the worker looks for deliveries that are due ({@code off} stops it). */
-        @WithDefault("1s")
+        /**
+         * How often the dispatcher reads the feed's new events, hands them to its endpoints and sends the retries that
+         * are due ({@code off} stops it).
+         */
+        @WithDefault("250ms")
         String every();
 
-        /** Most deliveries one worker round sends at once. */
-        @WithDefault("50")
+        /** Most retries one round sends. */
+        @WithDefault("200")
         int batchSize();
+
+        /** Most endpoints enabled at once; registering or enabling one more is refused (409). */
+        @WithDefault("500")
+        int maxEnabledEndpoints();
+
+        /** Deliveries in flight at once on one replica, across its endpoints. */
+        @WithDefault("256")
+        int maxInFlight();
+
+        /**
+         * Deliveries in flight at once to one endpoint (never two of one order): a receiver that hangs holds at most
+         * this many of the replica's slots until it is paused.
+         */
+        @WithDefault("8")
+        int maxInFlightPerEndpoint();
+
+        /**
+         * Failed attempts in a row after which an endpoint's new events wait (its cursor stops) while its retries
+         * probe it, with the retries' backoff; a success resumes it.
+         */
+        @WithDefault("5")
+        int pauseAfter();
+
+        /** How long one replica keeps an endpoint without renewing: another takes it over after that. */
+        @WithDefault("30s")
+        Duration lease();
+
+        /** Newest events a replica keeps in memory for the endpoints that keep up ({@link FeedTail}). */
+        @WithDefault("5000")
+        int window();
+
+        /** How long the delivery log (attempts) and settled deliveries are kept. */
+        @WithDefault("30d")
+        Duration retention();
 
         Retry retry();
 

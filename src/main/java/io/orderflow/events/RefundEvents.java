@@ -1,29 +1,22 @@
 package io.orderflow.events;
 
 import io.orderflow.common.SameStatementWrite;
+import io.orderflow.common.TraceContext;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A refund's status change as a CloudEvent in the outbox, written by the statement that changes the refund (the
- * payment module's: issue, settle, the refund a cancel owes) from the refund rows it wrote. Like
- * {@link OrderEventSql}, PostgreSQL builds the event, so {@code data.refund} is the refund exactly as
+ * A refund's status change as an event of its order, written by the statement that changes the refund (the payment
+ * module's: issue, settle, the refund a cancel owes) from the refund rows it wrote, as a side event: refunds change
+ * rarely, so the event's {@code data} is built here, by PostgreSQL, and {@code data.refund} is the refund exactly as
  * {@code GET /orders/{id}/refunds/{refundId}} renders it ({@code RefundView}: non-null members only, instants as
- * {@code outbox_instant}); a statement that changes no refund inserts nothing.
+ * the API writes them). A statement that changes no refund inserts nothing.
  */
 @ApplicationScoped
 public class RefundEvents {
 
-    /** The outbox's aggregate type for refund events (the Debezium router's topic suffix). */
-    static final String AGGREGATE = "refund";
-
-    private static final String TYPE_PREFIX = "'io.orderflow.refund.'";
-
-    private final EventsConfig config;
-
-    public RefundEvents(EventsConfig config) {
-        this.config = config;
-    }
+    private static final String TYPE_PREFIX = "'" + EventTypes.REFUND_PREFIX + "'";
 
     /**
      * The insert of one event per refund row of the relation its {@link SameStatementWrite#sql} is given (the
@@ -38,23 +31,21 @@ public class RefundEvents {
 
             @Override
             public Map<String, Object> parameters() {
-                return Map.of("rev_ce_source", config.source());
+                Map<String, Object> values = new HashMap<>();
+                values.put("rev_trace", TraceContext.current());
+                return values;
             }
         };
     }
 
-    // The aggregate id is the ORDER's id, not the refund's: the relay keeps order per aggregateid (Outbox.claim), so
-    // a refund's events and its order's events form one sequence, and a refund's succeeded event, written by the
-    // statement before the order's REFUND_COMPLETED, is published before it. The subject is the order id as well.
+    // order_version is the order's version as the statement found it (a CTE reads the statement's snapshot, before
+    // a settle's count raised it): the event follows that version's transition and precedes the next one's.
     private static String insert(String rows) {
-        return "insert into outbox (id, aggregatetype, aggregateid, type, payload, created_at) select e.event_id, '"
-                + AGGREGATE + "', e.order_id::text, e.ev_type, jsonb_build_object('specversion', '1.0', 'id',"
-                + " e.event_id, 'source', cast(:rev_ce_source as text), 'type', e.ev_type, 'subject', e.order_id,"
-                + " 'time', outbox_instant(e.updated_at), 'datacontenttype', 'application/json',"
-                + " 'data', jsonb_build_object('orderId', e.order_id, 'refundId', e.id, 'amount', e.amount,"
-                + " 'currency', rtrim(e.currency), 'status', e.status, 'refund', " + refundView("e") + ")),"
-                + " e.updated_at from (select gen_random_uuid() as event_id, " + TYPE_PREFIX
-                + " || lower(f.status) as ev_type, f.* from " + rows + " f) e";
+        return "insert into order_side_events (order_id, type, order_version, at, data, trace) select e.order_id,"
+                + TYPE_PREFIX + " || lower(e.status), (select o.version from orders o where o.id = e.order_id),"
+                + " e.updated_at, jsonb_build_object('orderId', e.order_id, 'refundId', e.id, 'amount', e.amount,"
+                + " 'currency', rtrim(e.currency), 'status', e.status, 'refund', " + refundView("e") + "),"
+                + " cast(:rev_trace as text) from " + rows + " e";
     }
 
     /** The refund in {@code row} (the refunds table's columns) as the API's JSON. */

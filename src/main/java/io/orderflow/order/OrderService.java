@@ -3,6 +3,7 @@ package io.orderflow.order;
 import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
 import io.orderflow.common.SameStatementWrite;
+import io.orderflow.common.TraceContext;
 import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
@@ -27,7 +28,6 @@ import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,8 +62,7 @@ public class OrderService {
         this.mapping = mapping;
         this.metrics = metrics;
         this.time = time;
-        this.participants = participants.stream()
-                .sorted(Comparator.comparingInt(TransitionParticipant::writesAt)).toList();
+        this.participants = participants.stream().toList();
     }
 
     /** What a transition produced: the result, and the reply rendered for it. */
@@ -189,7 +188,7 @@ public class OrderService {
     /** What the transition statement checks and writes of the command. */
     private static OrderMove move(TransitionCommand command) {
         return new OrderMove(command.orderId(), command.event(), command.details(), command.ifMatch(),
-                command.owner(), command.source(), command.actor(), command.requestKey());
+                command.owner(), command.source(), command.actor(), command.requestKey(), TraceContext.current());
     }
 
     private RuntimeException refused(TransitionCommand command, RuntimeException why) {

@@ -23,14 +23,6 @@ public interface TransitionParticipant {
     /** What this participant adds to {@code command}'s statement; {@link Participation#NONE} when nothing. */
     Uni<Participation> participate(TransitionCommand command, Instant now);
 
-    /**
-     * Where this participant's writes stand among the statement's, lower first. PostgreSQL runs the data-modifying
-     * CTEs nothing reads from the last to the first, so writes placed first run after the others (their rows take
-     * later outbox sequence numbers, say).
-     */
-    default int writesAt() {
-        return 0;
-    }
 
     /**
      * What this participant adds to the statement that creates an order: writes reading the created row (the

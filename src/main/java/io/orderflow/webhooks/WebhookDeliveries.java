@@ -1,31 +1,32 @@
 package io.orderflow.webhooks;
 
 import io.orderflow.common.Db;
+import io.orderflow.common.NativeValues;
 import io.orderflow.common.PostgresArrays;
 import io.orderflow.common.ResendSafety;
+import io.orderflow.events.FeedEvent;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Timestamp;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.hibernate.reactive.mutiny.Mutiny;
+import java.util.function.Function;
 
 /**
- * What is owed to endpoints ({@code webhook_deliveries}) and what each attempt got ({@code webhook_attempts}). A
- * delivery is written by the relay's transaction (exactly once per endpoint and event), claimed by a worker in one
- * statement that moves its next attempt past the send's deadline (so a crash mid-send leaves it owed, not lost), and
- * settled by one statement that logs the attempt, reschedules or ends the delivery and keeps the endpoint's failure
- * clock, disabling it once it has failed for too long.
+ * Deliveries that did not go through at once ({@code webhook_deliveries}) and the delivery log
+ * ({@code webhook_attempts}). An event reaches an endpoint through the endpoint's cursor; only when its attempt
+ * fails does it get a row, written with the attempt's log line and the endpoint's failure clock in one statement,
+ * and so do the events of the same order that come after it (held: an order's events reach an endpoint in their
+ * order). A row is retried by backoff until it succeeds or is given up; the oldest row of an order to an endpoint
+ * goes first.
  */
 @ApplicationScoped
 public class WebhookDeliveries {
 
     /** A delivery to make now: its attempt number, the body to sign and send, where, and with which secrets. */
-    record Due(UUID endpointId, UUID eventId, int attempt, String body, String url, List<String> secrets,
-            double ageSeconds) {
+    record Due(UUID endpointId, UUID eventId, UUID orderId, long position, int attempt, String body, String url,
+            List<String> secrets, double ageSeconds, String trace) {
     }
 
     /** What one attempt got: a status code, or an error (timeout, refused connection, refused target...). */
@@ -46,8 +47,25 @@ public class WebhookDeliveries {
     }
 
     private static final String DUE_COLUMNS = " returning cast(d.endpoint_id as text), cast(d.event_id as text),"
-            + " d.attempts, d.body, e.url, e.secret, case when e.previous_secret_until > :now then e.previous_secret"
-            + " end, cast(extract(epoch from cast(:now as timestamptz) - d.created_at) as float8)";
+            + " d.aggregateid, d.position, d.attempts, d.body, e.url, e.secret, case when e.previous_secret_until"
+            + " > :now then e.previous_secret end, cast(extract(epoch from cast(:now as timestamptz) - d.created_at)"
+            + " as float8), d.trace";
+
+    /**
+     * The endpoint's failure clock after an attempt: a success stops it; a failure starts it, and disables the
+     * endpoint once it started before {@code :give_up}. Returns whether this attempt disabled it.
+     */
+    private static final String FAILURE_CLOCK = " before as (select status, failing_since from webhook_endpoints"
+            + " where id = :endpoint for update), endpoint as (update webhook_endpoints e set failing_since = case"
+            + " when :ok then null else coalesce(e.failing_since, :now) end, status = case when not :ok and e.status"
+            + " = 'enabled' and coalesce(e.failing_since, :now) <= :give_up then 'disabled' else e.status end,"
+            + " disabled_reason = case when not :ok and e.status = 'enabled' and coalesce(e.failing_since, :now)"
+            + " <= :give_up then 'every delivery failed since ' || to_char(coalesce(e.failing_since, :now) at time"
+            + " zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') else e.disabled_reason end, updated_at = :now"
+            + " where e.id = :endpoint and e.status <> 'deleted' returning e.status)";
+
+    private static final String DISABLED_NOW = "coalesce((select status from before) = 'enabled'"
+            + " and (select status from endpoint) = 'disabled', false)";
 
     private final Db db;
 
@@ -56,44 +74,82 @@ public class WebhookDeliveries {
     }
 
     /**
-     * In the relay's transaction: one delivery of each published event to every enabled endpoint whose types take
-     * it, due at once. A relay that publishes an event again (after a crash) finds its deliveries there. With no
-     * endpoint enabled the statement stops at its first condition, before looking up the round's events.
+     * The first attempt at {@code event} failed: the delivery is owed from now on, due again at {@code retryAt};
+     * the attempt is logged and the endpoint's failure clock runs.
      */
-    Uni<Integer> fanOut(Mutiny.StatelessSession session, List<UUID> eventIds, Instant at) {
-        String ids = PostgresArrays.literal(new ArrayList<Object>(eventIds));
-        return session.createNativeQuery("insert into webhook_deliveries (endpoint_id, event_id, aggregateid, seq,"
-                + " type, body, status, next_attempt_at, created_at, updated_at) select e.id, o.id, o.aggregateid,"
-                + " o.seq, o.type, cast(o.payload as text), 'PENDING', :at, :at, :at from outbox o"
-                + " join webhook_endpoints e on e.status = 'enabled' and (e.types is null or o.type = any(e.types))"
-                + " where exists (select 1 from webhook_endpoints where status = 'enabled')"
-                + " and o.id = any(cast(cast(:ids as text) as uuid[])) on conflict do nothing")
-                .setParameter("ids", ids).setParameter("at", at).executeUpdate();
+    Uni<Settled> failedFirst(Due due, String type, Outcome outcome, Instant now, Instant retryAt,
+            Instant giveUpBefore) {
+        return db.background(session -> session.<Object[]>createNativeQuery("with delivery as (insert into"
+                + " webhook_deliveries (endpoint_id, event_id, aggregateid, position, type, body, trace, status,"
+                + " attempts, next_attempt_at, created_at, updated_at) values (:endpoint, :event, :order, :position,"
+                + " :type, :body, :trace, 'PENDING', 1, :retry, :now, :now) on conflict do nothing returning status),"
+                + " attempt as (insert into webhook_attempts (endpoint_id, event_id, attempt, status_code, error,"
+                + " duration_ms, manual, at) values (:endpoint, :event, 1, :status, :error, :duration, false, :now)"
+                + " returning id)," + FAILURE_CLOCK + " select (select id from attempt), 'PENDING', " + DISABLED_NOW)
+                .setParameter("endpoint", due.endpointId()).setParameter("event", due.eventId())
+                .setParameter("order", due.orderId().toString()).setParameter("position", due.position())
+                .setParameter("type", type)
+                .setParameter("body", due.body()).setParameter("trace", due.trace()).setParameter("retry", retryAt)
+                .setParameter("now", now).setParameter("status", outcome.statusCode())
+                .setParameter("error", outcome.error()).setParameter("duration", (int) outcome.durationMs())
+                .setParameter("ok", false).setParameter("give_up", giveUpBefore).getSingleResult())
+                .map(WebhookDeliveries::settled);
     }
 
     /**
-     * Up to {@code limit} deliveries due at {@code now} to enabled endpoints, each the oldest one still owed of its
-     * order to its endpoint (an order's events reach an endpoint in their order; a delivery in flight holds back
-     * its successors); rows another worker holds are skipped. Their next attempt moves to {@code leaseUntil}.
+     * Events held behind an earlier one of their order that is being retried: owed, due at once, sent after it (the
+     * claim takes an order's oldest first).
      */
-    Uni<List<Due>> claim(int limit, Instant now, Instant leaseUntil) {
-        // background work, like the relay's: not shed or counted with the requests' units of work
-        return db.background(session -> session.<Object[]>createNativeQuery("with due as (select d.endpoint_id, d.event_id"
-                + " from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.status = 'enabled'"
-                + " where d.status = 'PENDING' and d.next_attempt_at <= :now and not exists (select 1 from"
-                + " webhook_deliveries p where p.endpoint_id = d.endpoint_id and p.aggregateid = d.aggregateid"
-                + " and p.status = 'PENDING' and p.seq < d.seq) order by d.next_attempt_at limit :limit"
-                + " for update of d skip locked) update webhook_deliveries d set attempts = d.attempts + 1,"
-                + " next_attempt_at = :lease, updated_at = :now from due, webhook_endpoints e"
-                + " where d.endpoint_id = due.endpoint_id and d.event_id = due.event_id and e.id = d.endpoint_id"
-                + DUE_COLUMNS).setParameter("now", now).setParameter("lease", leaseUntil)
-                .setParameter("limit", limit).getResultList())
+    Uni<Integer> hold(UUID endpointId, List<FeedEvent> events, Instant now) {
+        return db.background(session -> session.createNativeQuery("insert into webhook_deliveries (endpoint_id,"
+                + " event_id, aggregateid, position, type, body, trace, status, attempts, next_attempt_at, created_at,"
+                + " updated_at) select :endpoint, v.id, v.o, v.p, v.t, v.b, v.tr, 'PENDING', 0, :now, :now, :now from"
+                + " unnest(cast(cast(:ids as text) as uuid[]), cast(cast(:orders as text) as text[]),"
+                + " cast(cast(:positions as text) as bigint[]), cast(cast(:types as text) as text[]),"
+                + " cast(cast(:bodies as text) as text[]), cast(cast(:traces as text) as text[])) v(id, o, p, t, b, tr)"
+                + " on conflict do nothing").setParameter("endpoint", endpointId)
+                .setParameter("ids", literal(events, FeedEvent::id))
+                .setParameter("orders", literal(events, FeedEvent::orderId))
+                .setParameter("positions", literal(events, FeedEvent::position))
+                .setParameter("types", literal(events, FeedEvent::type))
+                .setParameter("bodies", literal(events, FeedEvent::json))
+                .setParameter("traces", literal(events, FeedEvent::trace)).setParameter("now", now).executeUpdate());
+    }
+
+    /**
+     * Up to {@code limit} deliveries due at {@code now} to the given endpoints (enabled ones), at most
+     * {@code perEndpoint} to one, each the oldest one still owed of its order to its endpoint; rows another
+     * dispatcher holds are skipped. Their next attempt moves to {@code leaseUntil}, so a crash mid-send leaves them
+     * owed.
+     */
+    Uni<List<Due>> claim(List<UUID> endpoints, int perEndpoint, int limit, Instant now, Instant leaseUntil) {
+        return db.background(session -> session.<Object[]>createNativeQuery("with due as (select d.endpoint_id,"
+                + " d.event_id from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.status"
+                + " = 'enabled' where d.endpoint_id = any(cast(cast(:endpoints as text) as uuid[])) and d.status ="
+                + " 'PENDING' and d.next_attempt_at <= :now and not exists (select 1 from webhook_deliveries p where"
+                + " p.endpoint_id = d.endpoint_id and p.aggregateid = d.aggregateid and p.status = 'PENDING' and"
+                + " p.position < d.position) order by d.next_attempt_at limit :limit for update of d skip locked),"
+                + " fair as (select endpoint_id, event_id from (select *, row_number() over (partition by endpoint_id)"
+                + " as n from due) r where n <= :per_endpoint) update webhook_deliveries d set attempts = d.attempts"
+                + " + 1, next_attempt_at = :lease, updated_at = :now from fair, webhook_endpoints e where d.endpoint_id"
+                + " = fair.endpoint_id and d.event_id = fair.event_id and e.id = d.endpoint_id" + DUE_COLUMNS)
+                .setParameter("endpoints", PostgresArrays.literal(new ArrayList<Object>(endpoints)))
+                .setParameter("now", now).setParameter("lease", leaseUntil).setParameter("limit", limit)
+                .setParameter("per_endpoint", perEndpoint).getResultList())
                 .map(rows -> rows.stream().map(WebhookDeliveries::due).toList());
+    }
+
+    /** The orders of the given endpoints that have a delivery owed: their next events wait behind it. */
+    Uni<List<Object[]>> owedOrders(List<UUID> endpoints) {
+        return db.background(session -> session.<Object[]>createNativeQuery("select distinct cast(endpoint_id as"
+                + " text), aggregateid from webhook_deliveries where endpoint_id = any(cast(cast(:endpoints as text) as"
+                + " uuid[])) and status = 'PENDING'")
+                .setParameter("endpoints", PostgresArrays.literal(new ArrayList<Object>(endpoints))).getResultList());
     }
 
     /**
      * An operator's resend of one delivery, whatever its status: its next attempt number, or null when the endpoint
-     * (not deleted) was never owed the event.
+     * (not deleted) has no delivery of the event (it went through at its first attempt, or was never owed).
      */
     Uni<Due> drawManual(UUID endpointId, UUID eventId, Instant now) {
         return db.run(session -> session.<Object[]>createNativeQuery("update webhook_deliveries d set attempts ="
@@ -105,10 +161,9 @@ public class WebhookDeliveries {
 
     /**
      * Logs the attempt and settles its delivery: SUCCEEDED on a 2xx; else, for an automatic attempt still current,
-     * due again at {@code retryAt}, or FAILED once the event is older than {@code giveUpBefore}. A success resets the
-     * endpoint's failure clock; a failure starts it, and disables the endpoint once it started before
-     * {@code giveUpBefore}. A manual attempt that succeeds ends a PENDING or FAILED delivery; one that fails changes
-     * nothing but the log.
+     * due again at {@code retryAt}, or FAILED once the event is older than {@code giveUpBefore}. The endpoint's
+     * failure clock follows (see {@link #FAILURE_CLOCK}). A manual attempt that succeeds ends a PENDING or FAILED
+     * delivery; one that fails changes nothing but the log.
      */
     Uni<Settled> settle(Due due, Outcome outcome, boolean manual, Instant now, Instant retryAt,
             Instant giveUpBefore) {
@@ -120,22 +175,20 @@ public class WebhookDeliveries {
                 + " or :manual then d.next_attempt_at else :retry end, updated_at = :now where d.endpoint_id = :endpoint"
                 + " and d.event_id = :event and ((d.status = 'PENDING' and (:manual or d.attempts = :attempt)"
                 + " and (:ok or not :manual)) or (:manual and :ok and d.status = 'FAILED')) returning d.status),"
-                + " before as (select status, failing_since from webhook_endpoints where id = :endpoint for update),"
-                + " endpoint as (update webhook_endpoints e set failing_since = case when :ok then null"
-                + " else coalesce(e.failing_since, :now) end, status = case when not :ok and e.status = 'enabled'"
-                + " and coalesce(e.failing_since, :now) <= :give_up then 'disabled' else e.status end,"
-                + " disabled_reason = case when not :ok and e.status = 'enabled' and coalesce(e.failing_since, :now)"
-                + " <= :give_up then 'every delivery failed since ' || to_char(coalesce(e.failing_since, :now) at time zone 'UTC',"
-                + " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') else e.disabled_reason end, updated_at = :now"
-                + " where e.id = :endpoint and e.status <> 'deleted' returning e.status)"
-                + " select (select id from attempt), (select status from delivery), coalesce((select status from before) = 'enabled'"
-                + " and (select status from endpoint) = 'disabled', false)")
+                + FAILURE_CLOCK + " select (select id from attempt), (select status from delivery), " + DISABLED_NOW)
                 .setParameter("endpoint", due.endpointId()).setParameter("event", due.eventId())
                 .setParameter("attempt", due.attempt()).setParameter("status", outcome.statusCode())
                 .setParameter("error", outcome.error()).setParameter("duration", (int) outcome.durationMs())
                 .setParameter("manual", manual).setParameter("now", now).setParameter("ok", outcome.succeeded())
                 .setParameter("retry", retryAt).setParameter("give_up", giveUpBefore).getSingleResult())
-                .map(row -> new Settled(((Number) row[0]).longValue(), (String) row[1], Boolean.TRUE.equals(row[2])));
+                .map(WebhookDeliveries::settled);
+    }
+
+    /** A first attempt went through after earlier ones failed: the endpoint's failure clock stops. */
+    Uni<Integer> recovered(UUID endpointId, Instant now) {
+        return db.background(session -> session.createNativeQuery("update webhook_endpoints set failing_since ="
+                + " null, updated_at = :now where id = :endpoint and failing_since is not null")
+                .setParameter("endpoint", endpointId).setParameter("now", now).executeUpdate());
     }
 
     /** The endpoint's attempts after attempt {@code after}, oldest first. */
@@ -147,23 +200,21 @@ public class WebhookDeliveries {
                 .map(rows -> rows.stream().map(row -> new Attempt(((Number) row[0]).longValue(),
                         UUID.fromString((String) row[1]), ((Number) row[2]).intValue(),
                         row[3] == null ? null : ((Number) row[3]).intValue(), (String) row[4],
-                        ((Number) row[5]).longValue(), (Boolean) row[6], instant(row[7]))).toList());
+                        ((Number) row[5]).longValue(), (Boolean) row[6], NativeValues.instant(row[7]))).toList());
+    }
+
+    private static Settled settled(Object[] row) {
+        return new Settled(((Number) row[0]).longValue(), (String) row[1], Boolean.TRUE.equals(row[2]));
     }
 
     private static Due due(Object[] row) {
-        List<String> secrets = row[6] == null ? List.of((String) row[5]) : List.of((String) row[5], (String) row[6]);
+        List<String> secrets = row[8] == null ? List.of((String) row[7]) : List.of((String) row[7], (String) row[8]);
         return new Due(UUID.fromString((String) row[0]), UUID.fromString((String) row[1]),
-                ((Number) row[2]).intValue(), (String) row[3], (String) row[4], secrets,
-                ((Number) row[7]).doubleValue());
+                UUID.fromString((String) row[2]), NativeValues.number(row[3]), ((Number) row[4]).intValue(),
+                (String) row[5], (String) row[6], secrets, ((Number) row[9]).doubleValue(), (String) row[10]);
     }
 
-    private static Instant instant(Object value) {
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        if (value instanceof OffsetDateTime offset) {
-            return offset.toInstant();
-        }
-        return ((Timestamp) value).toInstant();
+    private static String literal(List<FeedEvent> events, Function<FeedEvent, Object> value) {
+        return PostgresArrays.literal(events.stream().map(value).toList());
     }
 }

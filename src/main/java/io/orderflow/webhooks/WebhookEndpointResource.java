@@ -63,7 +63,7 @@ public class WebhookEndpointResource {
 
     private final WebhookEndpoints endpoints;
     private final WebhookDeliveries deliveries;
-    private final WebhookWorker worker;
+    private final WebhookDispatcher dispatcher;
     private final WebhookSender sender;
     private final IdempotencyGate gate;
     private final Callers callers;
@@ -72,12 +72,12 @@ public class WebhookEndpointResource {
     private final ObjectMapper json;
     private final EventsConfig.Webhooks config;
 
-    public WebhookEndpointResource(WebhookEndpoints endpoints, WebhookDeliveries deliveries, WebhookWorker worker,
+    public WebhookEndpointResource(WebhookEndpoints endpoints, WebhookDeliveries deliveries, WebhookDispatcher dispatcher,
             WebhookSender sender, IdempotencyGate gate, Callers callers, MicrosecondClock time, Clock clock, ObjectMapper json,
             EventsConfig config) {
         this.endpoints = endpoints;
         this.deliveries = deliveries;
-        this.worker = worker;
+        this.dispatcher = dispatcher;
         this.sender = sender;
         this.gate = gate;
         this.callers = callers;
@@ -100,10 +100,15 @@ public class WebhookEndpointResource {
             WebhookEndpoints.Registration registration = new WebhookEndpoints.Registration(Ids.uuidV7(clock),
                     request.url(), request.types() == null || request.types().isEmpty() ? null : request.types(),
                     request.description(), WebhookSecrets.generate(), time.now());
-            return endpoints.create(registration, claim.sameStatementRecord()).map(endpoint -> {
-                claim.markRecorded();
-                return created(endpoint);
-            });
+            return endpoints.create(registration, claim.sameStatementRecord(), config.maxEnabledEndpoints())
+                    .map(endpoint -> {
+                        if (endpoint == null) {
+                            throw limitReached();
+                        }
+                        claim.markRecorded();
+                        dispatcher.endpointsChanged();
+                        return created(endpoint);
+                    });
         })).map(Reply::toResponse);
     }
 
@@ -132,6 +137,7 @@ public class WebhookEndpointResource {
             if (!existed) {
                 throw notFound(id);
             }
+            dispatcher.endpointsChanged();
             return Response.noContent().build();
         });
     }
@@ -157,18 +163,27 @@ public class WebhookEndpointResource {
                         if (claim != null) {
                             claim.markRecorded();
                         }
+                        dispatcher.endpointsChanged();
                         return shown(endpoint);
                     });
         }).map(Reply::toResponse);
     }
 
-    /** Enabled again (idempotent); what it is still owed is sent at once. */
+    /** Enabled again (idempotent) when there is room; what it is still owed is sent at once. */
     @POST
     @Path("{id}/enable")
     public Uni<WebhookEndpointView> enable(@RestPath String id) {
         UUID endpointId = endpointId(id);
-        return endpoints.enable(endpointId, time.now())
-                .map(found -> WebhookEndpointView.of(existing(found, id), false));
+        return endpoints.enable(endpointId, time.now(), config.maxEnabledEndpoints()).map(found -> {
+            if (found == null) {
+                throw notFound(id);
+            }
+            if (!found.enabled()) {
+                throw limitReached();
+            }
+            dispatcher.endpointsChanged();
+            return WebhookEndpointView.of(found.endpoint(), false);
+        });
     }
 
     /** Every attempt of every delivery to the endpoint, oldest first. */
@@ -194,7 +209,7 @@ public class WebhookEndpointResource {
         if (event == null) {
             throw ProblemException.of(ProblemType.NOT_FOUND, "No delivery of event " + eventId + " to " + id);
         }
-        return worker.retryNow(endpointId, event).map(attempt -> {
+        return dispatcher.retryNow(endpointId, event).map(attempt -> {
             if (attempt == null) {
                 throw ProblemException.of(ProblemType.NOT_FOUND, "No delivery of event " + eventId + " to " + id);
             }
@@ -256,6 +271,11 @@ public class WebhookEndpointResource {
             throw notFound(id);
         }
         return found;
+    }
+
+    private ProblemException limitReached() {
+        return ProblemException.of(ProblemType.WEBHOOK_ENDPOINT_LIMIT, config.maxEnabledEndpoints()
+                + " endpoints are enabled, as many as events.webhooks.max-enabled-endpoints allows: delete one first");
     }
 
     private static ProblemException notFound(String id) {

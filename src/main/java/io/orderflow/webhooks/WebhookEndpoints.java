@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
  * Registered endpoints in PostgreSQL ({@code webhook_endpoints}). Every write is one statement; a creation and a
@@ -29,6 +30,12 @@ public class WebhookEndpoints {
 
     private static final String AS_JSON = " select cast(to_jsonb(r) as text) from r";
 
+    /** Registrations and enablings take turns under it: the limit of enabled endpoints is counted by one at a time. */
+    static final long LIMIT_LOCK = 0x7765_6268_6f6f_6bL; // "webhook"
+
+    /** Whether one more endpoint may be enabled. */
+    private static final String ROOM = "(select count(*) from webhook_endpoints where status = 'enabled') < :max";
+
     private final Db db;
     private final ObjectMapper json;
 
@@ -37,22 +44,34 @@ public class WebhookEndpoints {
         this.json = json;
     }
 
-    Uni<WebhookEndpoint> create(Registration registration, SameStatementWrite record) {
+    /**
+     * Stores a new endpoint, enabled, reading the feed from its current end; null when {@code maxEnabled} endpoints
+     * are enabled already. Registrations and enablings take turns ({@link #LIMIT_LOCK}), so the limit holds exactly.
+     */
+    Uni<WebhookEndpoint> create(Registration registration, SameStatementWrite record, int maxEnabled) {
         String types = registration.types() == null ? null
                 : PostgresArrays.literal(new ArrayList<Object>(registration.types()));
-        return db.run(record == null ? ResendSafety.WHEN_NOTHING_DONE : ResendSafety.KEYED, session -> {
+        return db.transaction(session -> takeTurn(session).chain(() -> {
             var query = session.<String>createNativeQuery("with r as (insert into webhook_endpoints (id, url, types,"
-                    + " description, secret, status, created_at, updated_at) values (:id, :url,"
-                    + " cast(cast(:types as text) as text[]), :description, :secret, 'enabled', :at, :at)"
-                    + " returning *)" + recorded(record) + AS_JSON)
+                    + " description, secret, status, cursor, created_at, updated_at) select :id, :url,"
+                    + " cast(cast(:types as text) as text[]), :description, :secret, 'enabled', (select position from"
+                    + " event_cursors where name = 'sequencer'), :at, :at where " + ROOM + " returning *)"
+                    + recorded(record) + AS_JSON)
                     .setParameter("id", registration.id()).setParameter("url", registration.url())
                     .setParameter("types", types).setParameter("description", registration.description())
-                    .setParameter("secret", registration.secret()).setParameter("at", registration.at());
+                    .setParameter("secret", registration.secret()).setParameter("at", registration.at())
+                    .setParameter("max", maxEnabled);
             if (record != null) {
                 record.parameters().forEach(query::setParameter);
             }
-            return query.getSingleResult();
-        }).map(this::read);
+            return query.getSingleResultOrNull();
+        })).map(row -> row == null ? null : read(row));
+    }
+
+    /** The lock registrations and enablings take turns under, so that two never both take the last place. */
+    private static Uni<Object> takeTurn(Mutiny.StatelessSession session) {
+        return session.createNativeQuery("select cast(pg_advisory_xact_lock(:lock) as text)")
+                .setParameter("lock", LIMIT_LOCK).getSingleResult();
     }
 
     /** Endpoints not deleted, by id, after {@code after} (null: from the first). */
@@ -103,16 +122,23 @@ public class WebhookEndpoints {
     }
 
     /**
-     * Enabled again, its failure clock reset; what it is still owed is due at once. Events published while it was
-     * disabled were not fanned out to it.
+     * Enabled again, its failure clock reset, when there is room; what it is still owed is due at once, and it
+     * reads the feed on from its cursor (what was published while it was disabled, as far as retention kept it).
      */
-    Uni<WebhookEndpoint> enable(UUID id, Instant at) {
-        return db.run(ResendSafety.GUARDED, session -> session.<String>createNativeQuery("with r as (update"
-                + " webhook_endpoints set status = 'enabled', failing_since = null, disabled_reason = null,"
-                + " updated_at = :at where id = :id and status <> 'deleted' returning *), owed as (update"
-                + " webhook_deliveries set next_attempt_at = :at where endpoint_id in (select id from r)"
-                + " and status = 'PENDING')" + AS_JSON).setParameter("id", id).setParameter("at", at)
-                .getSingleResultOrNull()).map(row -> row == null ? null : read(row));
+    Uni<Enabled> enable(UUID id, Instant at, int maxEnabled) {
+        return db.transaction(session -> takeTurn(session).chain(() -> session.<Object[]>createNativeQuery("with"
+                + " r as (update webhook_endpoints set status = 'enabled', failing_since = null, disabled_reason ="
+                + " null, updated_at = :at where id = :id and status <> 'deleted' and (status = 'enabled' or " + ROOM
+                + ") returning *), owed as (update webhook_deliveries set next_attempt_at = :at where endpoint_id in"
+                + " (select id from r) and status = 'PENDING') select cast(to_jsonb(r) as text), true from r union all"
+                + " select cast(to_jsonb(e) as text), false from webhook_endpoints e where e.id = :id and e.status <>"
+                + " 'deleted' and not exists (select 1 from r)").setParameter("id", id).setParameter("at", at)
+                .setParameter("max", maxEnabled).getSingleResultOrNull()))
+                .map(row -> row == null ? null : new Enabled(read((String) row[0]), Boolean.TRUE.equals(row[1])));
+    }
+
+    /** An endpoint asked to be enabled, and whether it is (false: as many are enabled as allowed). */
+    record Enabled(WebhookEndpoint endpoint, boolean enabled) {
     }
 
     /** Reads a creation's or rotation's row as its idempotency record kept it ({@code {id: null, endpoint}}). */

@@ -7,6 +7,7 @@ import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -43,6 +44,9 @@ public class WebhookMetrics {
     private final Counter givenUp;
     private final Counter disabled;
     private final AtomicReference<Double> lag = new AtomicReference<>(0.0);
+    private final AtomicInteger paused = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger held = new AtomicInteger();
 
     public WebhookMetrics(MeterRegistry registry) {
         for (Outcome outcome : Outcome.values()) {
@@ -56,8 +60,17 @@ public class WebhookMetrics {
                 .description("Endpoints disabled after failing for events.webhooks.retry.give-up-after")
                 .register(registry);
         Gauge.builder("orderflow.webhooks.delivery.lag.seconds", lag, AtomicReference::get)
-                .description("Age of the oldest event the worker's last round delivered (0 when none was due)")
+                .description("Age of the oldest event not yet delivered to an endpoint this replica holds and that is"
+                        + " not paused (0 when they are all up to date)")
                 .register(registry);
+        Gauge.builder("orderflow.webhooks.endpoints.paused", paused, AtomicInteger::get)
+                .description("Endpoints this replica holds that take no new events for now: their attempts failed"
+                        + " in a row, their retries probe them")
+                .register(registry);
+        Gauge.builder("orderflow.webhooks.endpoints.held", held, AtomicInteger::get)
+                .description("Enabled endpoints this replica delivers (its share)").register(registry);
+        Gauge.builder("orderflow.webhooks.in.flight", inFlight, AtomicInteger::get)
+                .description("Webhook attempts under way on this replica").register(registry);
     }
 
     void attempted(WebhookDeliveries.Outcome outcome) {
@@ -72,7 +85,11 @@ public class WebhookMetrics {
         disabled.increment();
     }
 
-    void lag(double seconds) {
-        lag.set(Math.max(0, seconds));
+    /** The dispatcher's state after a round. */
+    void state(double lagSeconds, int pausedEndpoints, int attemptsInFlight, int heldEndpoints) {
+        lag.set(Math.max(0, lagSeconds));
+        paused.set(pausedEndpoints);
+        inFlight.set(attemptsInFlight);
+        held.set(heldEndpoints);
     }
 }

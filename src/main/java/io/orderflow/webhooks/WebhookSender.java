@@ -4,6 +4,7 @@ import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.orderflow.common.Spans;
+import io.orderflow.common.TraceContext;
 import io.orderflow.events.EventsConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
@@ -22,6 +23,7 @@ import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,10 +37,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>
  * Each attempt is one CLIENT span {@value #SPAN}, from the lookup to the answer, with the endpoint, the event, the
  * attempt number and the answer's status code; one other than 2xx, or an error (timeout, refused connection, refused
- * target), marks it failed. It is a root span (the worker runs outside any request; an operator's retry hangs under
- * the request's span). The Vert.x client's own span of the request is turned off: it would be a second CLIENT span
- * of the same request, naming neither the endpoint nor the event, in a trace of its own (the attempt's span is never
- * made current: a round's attempts share one Vert.x context).
+ * target), marks it failed. Its parent is the request that made the change, when that request was traced (the
+ * event carries its trace context), so the change, its deliveries and the receivers' work form one trace; else it is
+ * a root span (an operator's retry hangs under the request's span). The Vert.x client's own span of the request is
+ * turned off: it would be a second CLIENT span of the same request, naming neither the endpoint nor the event.
  */
 @ApplicationScoped
 public class WebhookSender {
@@ -82,11 +84,17 @@ public class WebhookSender {
     Uni<WebhookDeliveries.Outcome> send(WebhookDeliveries.Due due) {
         long started = System.nanoTime();
         String messageId = due.eventId().toString();
-        Uni<Integer> exchange = lookUp(due.url()).chain(target -> post(target, messageId, due.body(), due.secrets()))
+        Optional<TraceContext> trace = TraceContext.parse(due.trace());
+        Uni<Integer> exchange = lookUp(due.url())
+                .chain(target -> post(target, messageId, due.body(), due.secrets(), trace))
                 .ifNoItem().after(Duration.ofMillis(timeoutMillis)).failWith(TimeoutException::new);
-        return spans.traced(SPAN, span -> span.setSpanKind(SpanKind.CLIENT)
-                .setAttribute(ENDPOINT_ID, due.endpointId().toString()).setAttribute(EVENT_ID, messageId)
-                .setAttribute(ATTEMPT, (long) due.attempt()), exchange, WebhookSender::answered)
+        return spans.traced(SPAN, span -> {
+            span.setSpanKind(SpanKind.CLIENT).setAttribute(ENDPOINT_ID, due.endpointId().toString())
+                    .setAttribute(EVENT_ID, messageId).setAttribute(ATTEMPT, (long) due.attempt());
+            if (!Span.current().getSpanContext().isValid()) { // an operator's retry stays under its request
+                trace.ifPresent(context -> span.setParent(context.asParent()));
+            }
+        }, exchange, WebhookSender::answered)
                 .map(status -> new WebhookDeliveries.Outcome(status, null, elapsed(started)))
                 .onFailure().recoverWithItem(failure -> new WebhookDeliveries.Outcome(null, describe(failure),
                         elapsed(started)));
@@ -114,7 +122,12 @@ public class WebhookSender {
         }, false).toCompletionStage());
     }
 
-    private Uni<Integer> post(WebhookTargets.Target target, String messageId, String body, List<String> secrets) {
+    /**
+     * The POST; the trace context of the request that made the change goes with it ({@code traceparent},
+     * {@code tracestate}), so that the receiver's work joins that request's trace.
+     */
+    private Uni<Integer> post(WebhookTargets.Target target, String messageId, String body, List<String> secrets,
+            Optional<TraceContext> trace) {
         long timestamp = clock.instant().getEpochSecond();
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost(target.host())
                 .setPort(target.port()).setSsl(target.tls()).setURI(target.requestUri()).setFollowRedirects(false)
@@ -122,6 +135,12 @@ public class WebhookSender {
                 .putHeader("content-type", CONTENT_TYPE).putHeader("user-agent", USER_AGENT)
                 .putHeader("webhook-id", messageId).putHeader("webhook-timestamp", Long.toString(timestamp))
                 .putHeader("webhook-signature", WebhookSignatures.header(messageId, timestamp, body, secrets));
+        trace.ifPresent(context -> {
+            options.putHeader("traceparent", context.traceparent());
+            if (context.tracestate() != null) {
+                options.putHeader("tracestate", context.tracestate());
+            }
+        });
         AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
         return Uni.createFrom().<Integer>emitter(emitter -> {
             client.request(options).compose(request -> {

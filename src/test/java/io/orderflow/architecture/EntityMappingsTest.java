@@ -67,12 +67,21 @@ class EntityMappingsTest {
             long.class, "bigint", Long.class, "bigint", int.class, "integer", Instant.class,
             "timestamp with time zone");
 
+    /**
+     * Columns an entity leaves unmapped on purpose: the history row's event columns, which the event feed reads in its
+     * own statements (io.orderflow.events.Feed) and no history read needs.
+     */
+    private static final Map<Class<?>, Set<String>> UNMAPPED = Map.of(TransitionEntity.class,
+            Set.of("xid", "snapshot", "trace"));
+
     @ParameterizedTest
     @ValueSource(classes = { OrderEntity.class, TransitionEntity.class, IdempotencyKey.class, SubmitToken.class,
             PaymentAttemptEntity.class, PaymentCaptureEntity.class, ProviderCommandEntity.class,
             ProviderRefundEntity.class, PaymentAnomaly.class, RefundEntity.class })
     void shouldMapEveryColumnOfItsTableWithTheTablesTypeNullabilityAndLength(Class<?> entity) throws SQLException {
-        assertEquals(schema(entity.getAnnotation(Table.class).name()), mapping(entity));
+        Map<String, String> schema = schema(entity.getAnnotation(Table.class).name());
+        schema.keySet().removeAll(UNMAPPED.getOrDefault(entity, Set.of()));
+        assertEquals(schema, mapping(entity));
     }
 
     /** {@code column -> "type nullable|not null [length]"} as the entity declares it. */

@@ -14,7 +14,7 @@ import io.orderflow.support.Auth;
 import io.orderflow.support.Await;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Management;
-import io.orderflow.support.OutboxEvents;
+import io.orderflow.support.FeedEvents;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -42,7 +42,7 @@ class EventDeliveryTest {
 
     @Test
     void shouldDeliverALifecyclesFiveEventsInVersionOrderToTheStreamAndTheFeedAndNothingForRepeats() {
-        String start = OutboxEvents.drain(null).next();
+        String start = FeedEvents.drain(null).next();
         String id = createOrder();
         String payKey = newKey();
         postKeyed(id, "pay", payBody(), payKey).then().statusCode(200);
@@ -55,17 +55,16 @@ class EventDeliveryTest {
         Callbacks.deliver(success).then().statusCode(200);
         post(id, "deliver", Map.of()).then().statusCode(200);
         post(id, "cancel", Map.of("reason", "too late")).then().statusCode(409);
-        Await.until(() -> Sql.count("select count(*) from outbox where aggregateid = ? and published_at is null",
-                id) == 0, "the relay to publish the order's events");
+        FeedEvents.awaitStreamed(redis, id);
 
-        List<JsonNode> streamed = OutboxEvents.about(id, OutboxEvents.stream(redis));
-        List<JsonNode> fed = OutboxEvents.about(id,
-                OutboxEvents.drain(start).events().stream().map(JsonNode::toString).toList());
+        List<JsonNode> streamed = FeedEvents.about(id, FeedEvents.stream(redis));
+        List<JsonNode> fed = FeedEvents.about(id,
+                FeedEvents.drain(start).events().stream().map(JsonNode::toString).toList());
         for (List<JsonNode> events : List.of(streamed, fed)) {
             assertEquals(LIFECYCLE, events.stream().map(e -> e.get("type").asText()).toList());
             assertEquals(List.of(0, 1, 2, 3, 4), events.stream().map(e -> e.get("data").get("version").asInt())
                     .toList());
-            events.forEach(e -> assertEquals(e.get("id").asText(), OutboxEvents.cloudEvent(e.toString()).getId()));
+            events.forEach(e -> assertEquals(e.get("id").asText(), FeedEvents.cloudEvent(e.toString()).getId()));
         }
         assertEquals(streamed, fed, "the same events both ways");
         JsonSchema schema = asyncApiSchema("OrderEvent");
@@ -75,9 +74,12 @@ class EventDeliveryTest {
     @Test
     void shouldExposeTheEventSeriesFromStartup() {
         String metrics = Management.metrics();
-        for (String series : List.of("orderflow_events_outbox_lag_seconds ",
+        for (String series : List.of("orderflow_events_feed_lag_seconds ", "orderflow_events_stream_lag_seconds ",
                 "orderflow_events_published_total{way=\"redis-stream\"}",
-                "orderflow_events_published_total{way=\"feed\"}", "orderflow_events_relay_failures_total ")) {
+                "orderflow_events_published_total{way=\"feed\"}", "orderflow_events_relay_failures_total ",
+                "orderflow_events_sequencer_failures_total ", "orderflow_events_stream_rewinds_total ",
+                "orderflow_events_expired_total{consumer=\"redis-stream\"}",
+                "orderflow_events_expired_total{consumer=\"webhooks\"}")) {
             assertTrue(metrics.contains(series), series + " in\n" + metrics);
         }
     }

@@ -9,7 +9,7 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.SpecVersion;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Callbacks;
-import io.orderflow.support.OutboxEvents;
+import io.orderflow.support.FeedEvents;
 import io.orderflow.support.Sql;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URI;
@@ -43,26 +43,26 @@ class OrderEventsTest {
         post(id, "deliver", Map.of()).then().statusCode(200);
         shown.add(shown(id));
 
-        List<String> events = OutboxEvents.of(id);
+        List<String> events = FeedEvents.of(id);
         List<String> types = List.of("created", "pay", "payment_succeeded", "ship", "deliver");
         List<String> froms = new ArrayList<>(Arrays.asList(null, "CREATED", "PAYMENT_PENDING", "PAID",
                 "SHIPPED"));
         assertEquals(5, events.size(), events.toString());
         for (int i = 0; i < 5; i++) {
-            CloudEvent event = OutboxEvents.cloudEvent(events.get(i));
+            CloudEvent event = FeedEvents.cloudEvent(events.get(i));
             assertEquals(SpecVersion.V1, event.getSpecVersion());
             assertEquals("io.orderflow.order." + types.get(i), event.getType());
             assertEquals(URI.create("/orderflow"), event.getSource());
             assertEquals(id, event.getSubject());
             assertEquals("application/json", event.getDataContentType());
-            JsonNode data = OutboxEvents.tree(events.get(i)).get("data");
+            JsonNode data = FeedEvents.tree(events.get(i)).get("data");
             assertEquals(i, data.get("version").asInt());
             assertEquals(i == 0 ? "CREATE" : types.get(i).toUpperCase(), data.get("event").asText());
             assertEquals(froms.get(i), data.get("from").isNull() ? null : data.get("from").asText());
             assertEquals(shown.get(i).get("status").asText(), data.get("to").asText());
             assertEquals(i == 2 ? "mockpay" : "api", data.get("source").asText());
             assertEquals(shown.get(i), data.get("order"), "the event's order is GET's, right after change " + i);
-            assertEquals(shown.get(i).get("updatedAt").asText(), OutboxEvents.tree(events.get(i)).get("time").asText());
+            assertEquals(shown.get(i).get("updatedAt").asText(), FeedEvents.tree(events.get(i)).get("time").asText());
         }
     }
 
@@ -70,10 +70,10 @@ class OrderEventsTest {
     void shouldShowACancelledOrderInItsEventAsGetShowsIt() {
         String id = createOrder();
         post(id, "cancel", Map.of("reason", "changed my mind")).then().statusCode(200);
-        List<String> events = OutboxEvents.of(id);
+        List<String> events = FeedEvents.of(id);
         assertEquals(2, events.size());
-        JsonNode data = OutboxEvents.tree(events.get(1)).get("data");
-        assertEquals("io.orderflow.order.cancel", OutboxEvents.cloudEvent(events.get(1)).getType());
+        JsonNode data = FeedEvents.tree(events.get(1)).get("data");
+        assertEquals("io.orderflow.order.cancel", FeedEvents.cloudEvent(events.get(1)).getType());
         assertEquals(shown(id), data.get("order"));
         assertEquals("changed my mind", data.get("order").get("cancellation").get("reason").asText());
     }
@@ -91,38 +91,19 @@ class OrderEventsTest {
         post(id, "deliver", Map.of()).then().statusCode(409);
         Auth.operator().contentType("application/json").header("If-Match", "\"1\"").body(shipBody())
                 .post("/orders/" + id + "/ship").then().statusCode(412);
-        assertEquals(3, OutboxEvents.of(id).size(), "created, pay and payment_succeeded only");
+        assertEquals(3, FeedEvents.of(id).size(), "created, pay and payment_succeeded only");
 
         String shipKey = newKey();
         postKeyed(id, "ship", shipBody(), shipKey).then().statusCode(200);
         postKeyed(id, "ship", shipBody(), shipKey).then().statusCode(200).header("Idempotent-Replayed", "true");
         post(id, "ship", shipBody()).then().statusCode(200).header("Idempotent-Replayed", "true");
-        List<String> events = OutboxEvents.of(id);
+        List<String> events = FeedEvents.of(id);
         assertEquals(4, events.size());
-        assertEquals("io.orderflow.order.ship", OutboxEvents.cloudEvent(events.get(3)).getType());
-        assertNull(OutboxEvents.tree(events.get(0)).get("data").get("from").textValue());
-    }
-
-    /**
-     * Debezium's outbox event router reads, by default, {@code id} (the event id), {@code aggregatetype} (the topic
-     * it routes to), {@code aggregateid} (the message key) and {@code payload}; docs/events.md adds {@code type} as a
-     * header. A Debezium user relies on these columns and on the payload being the event itself.
-     */
-    @Test
-    void shouldKeepTheColumnsAndThePayloadDebeziumsOutboxRouterReads() {
-        assertEquals(List.of("aggregateid text", "aggregatetype text", "id uuid", "payload jsonb", "type text"),
-                Sql.strings("select column_name || ' ' || udt_name from information_schema.columns where table_name ="
-                        + " 'outbox' and column_name in ('id', 'aggregatetype', 'aggregateid', 'type', 'payload')"
-                        + " order by column_name"));
-        String id = createOrder();
-        post(id, "cancel", Map.of("reason", "router")).then().statusCode(200);
-        assertEquals(List.of("order " + id + " io.orderflow.order.created", "order " + id + " io.orderflow.order.cancel"),
-                Sql.strings("select aggregatetype || ' ' || aggregateid || ' ' || type from outbox where aggregateid = ?"
-                        + " and payload->>'id' = cast(id as text) and payload->>'subject' = aggregateid"
-                        + " and payload->>'type' = type order by seq", id));
+        assertEquals("io.orderflow.order.ship", FeedEvents.cloudEvent(events.get(3)).getType());
+        assertNull(FeedEvents.tree(events.get(0)).get("data").get("from").textValue());
     }
 
     private static JsonNode shown(String id) {
-        return OutboxEvents.tree(get("/orders/" + id).then().statusCode(200).extract().asString());
+        return FeedEvents.tree(get("/orders/" + id).then().statusCode(200).extract().asString());
     }
 }

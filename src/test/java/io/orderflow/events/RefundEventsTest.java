@@ -10,7 +10,7 @@ import io.cloudevents.CloudEvent;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Await;
 import io.orderflow.support.Callbacks;
-import io.orderflow.support.OutboxEvents;
+import io.orderflow.support.FeedEvents;
 import io.orderflow.support.Sql;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -69,7 +69,7 @@ class RefundEventsTest {
         String owed = Auth.operator().get("/orders/" + id + "/refunds").then().statusCode(200).extract()
                 .path("items[0].id");
         assertRefundEvents(id, List.of(expected(id, owed, "pending")));
-        List<String> types = OutboxEvents.of(id).stream().map(event -> OutboxEvents.tree(event).get("type").asText())
+        List<String> types = FeedEvents.of(id).stream().map(event -> FeedEvents.tree(event).get("type").asText())
                 .toList();
         assertEquals(List.of("io.orderflow.refund.pending", "io.orderflow.order.cancel"),
                 types.subList(types.size() - 2, types.size()), "the refund's event before its order's: " + types);
@@ -91,7 +91,7 @@ class RefundEventsTest {
         Auth.operator().get("/orders/" + id).then().statusCode(200).body("status", is("REFUNDED"));
         Callbacks.deliver(report).then().statusCode(200);
         assertRefundEvents(id, List.of(pending, expected(id, owed, "succeeded")));
-        List<String> types = OutboxEvents.of(id).stream().map(event -> OutboxEvents.tree(event).get("type").asText())
+        List<String> types = FeedEvents.of(id).stream().map(event -> FeedEvents.tree(event).get("type").asText())
                 .toList();
         assertEquals(List.of("io.orderflow.refund.succeeded", "io.orderflow.order.refund_succeeded"),
                 types.subList(types.size() - 2, types.size()), "the refund's event before its order's: " + types);
@@ -99,7 +99,7 @@ class RefundEventsTest {
 
     @Test
     void shouldPublishAFullRefundsSucceededEventBeforeTheOrdersRefundCompletedToTheStreamAndTheFeed() {
-        String start = OutboxEvents.drain(null).next();
+        String start = FeedEvents.drain(null).next();
         String txn = "txn-" + UUID.randomUUID();
         String id = paidWithMockpay(txn);
         String whole = issue(id, AMOUNT).then().statusCode(202).extract().path("id");
@@ -109,14 +109,13 @@ class RefundEventsTest {
         List<String> written = List.of("io.orderflow.order.created", "io.orderflow.order.pay",
                 "io.orderflow.order.payment_succeeded", "io.orderflow.refund.pending",
                 "io.orderflow.refund.succeeded", "io.orderflow.order.refund_completed");
-        assertEquals(written, OutboxEvents.of(id).stream()
-                .map(event -> OutboxEvents.tree(event).get("type").asText()).toList(), "the outbox, in seq order");
-        Await.until(() -> Sql.count("select count(*) from outbox where aggregateid = ? and published_at is null",
-                id) == 0, "the relay to publish the order's events");
-        List<JsonNode> streamed = OutboxEvents.about(id, OutboxEvents.stream(redis));
+        assertEquals(written, FeedEvents.of(id).stream()
+                .map(event -> FeedEvents.tree(event).get("type").asText()).toList(), "the order's events, in its order");
+        FeedEvents.awaitStreamed(redis, id);
+        List<JsonNode> streamed = FeedEvents.about(id, FeedEvents.stream(redis));
         assertEquals(written, streamed.stream().map(event -> event.get("type").asText()).toList(), "the stream");
         // the feed's page is checked against openapi.yaml's EventPage by the contract filter
-        assertEquals(streamed, OutboxEvents.about(id, OutboxEvents.drain(start).events().stream()
+        assertEquals(streamed, FeedEvents.about(id, FeedEvents.drain(start).events().stream()
                 .map(JsonNode::toString).toList()), "the feed serves the same events in the same order");
         JsonSchema schema = EventDeliveryTest.asyncApiSchema("RefundEvent");
         streamed.stream().filter(event -> event.get("type").asText().startsWith("io.orderflow.refund."))
@@ -128,7 +127,7 @@ class RefundEventsTest {
     }
 
     private static Expected expected(String orderId, String refundId, String status) {
-        return new Expected("io.orderflow.refund." + status, OutboxEvents.tree(
+        return new Expected("io.orderflow.refund." + status, FeedEvents.tree(
                 Auth.operator().get("/orders/" + orderId + "/refunds/" + refundId).then().statusCode(200).extract()
                         .asString()));
     }
@@ -138,12 +137,12 @@ class RefundEventsTest {
         List<String> events = refundEvents(orderId);
         assertEquals(made.size(), events.size(), events.toString());
         for (int i = 0; i < made.size(); i++) {
-            CloudEvent event = OutboxEvents.cloudEvent(events.get(i));
+            CloudEvent event = FeedEvents.cloudEvent(events.get(i));
             JsonNode refund = made.get(i).shown();
             assertEquals(made.get(i).type(), event.getType());
             assertEquals(URI.create("/orderflow"), event.getSource());
             assertEquals(orderId, event.getSubject());
-            JsonNode tree = OutboxEvents.tree(events.get(i));
+            JsonNode tree = FeedEvents.tree(events.get(i));
             JsonNode data = tree.get("data");
             assertEquals(refund, data.get("refund"), "the event's refund is GET's, right after the change");
             assertEquals(Map.of("orderId", orderId, "refundId", refund.get("id").asText(), "amount",
@@ -153,14 +152,11 @@ class RefundEventsTest {
                             "status", data.get("status").asText()));
             assertEquals(refund.get("updatedAt"), tree.get("time"));
         }
-        // the columns Debezium's outbox router reads: the refund's own topic, keyed by its order
-        assertEquals(made.size(), Sql.count("select count(*) from outbox where aggregatetype = 'refund'"
-                + " and aggregateid = ? and type = payload->>'type' and cast(id as text) = payload->>'id'", orderId));
     }
 
     private static List<String> refundEvents(String orderId) {
-        return OutboxEvents.of(orderId).stream()
-                .filter(event -> OutboxEvents.tree(event).get("type").asText().startsWith("io.orderflow.refund."))
+        return FeedEvents.of(orderId).stream()
+                .filter(event -> FeedEvents.tree(event).get("type").asText().startsWith("io.orderflow.refund."))
                 .toList();
     }
 

@@ -11,7 +11,7 @@ import io.orderflow.support.Await;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.Meters;
-import io.orderflow.support.OutboxEvents;
+import io.orderflow.support.FeedEvents;
 import io.orderflow.support.Parallel;
 import io.orderflow.support.RedisCache;
 import io.orderflow.support.RowLocks;
@@ -83,10 +83,10 @@ class GroupCommitTest {
             Response replay = postKeyed(paid.get(i), "ship", shipBody(), keys.get(i));
             replay.then().statusCode(200).header("Idempotent-Replayed", "true");
             assertEquals(answers.get(i).asString(), replay.asString(), "the batch stored each row's own answer");
-            List<String> events = OutboxEvents.of(paid.get(i));
+            List<String> events = FeedEvents.of(paid.get(i));
             assertEquals(4, events.size(), "created, pay, payment_succeeded and the batch's ship");
-            assertEquals(OutboxEvents.tree(get("/orders/" + paid.get(i)).asString()),
-                    OutboxEvents.tree(events.get(3)).get("data").get("order"), "the batch wrote each row's own event");
+            assertEquals(FeedEvents.tree(get("/orders/" + paid.get(i)).asString()),
+                    FeedEvents.tree(events.get(3)).get("data").get("order"), "the batch wrote each row's own event");
         }
         answers.get(12).then().statusCode(409).contentType("application/problem+json")
                 .body("type", Matchers.is("https://orderflow.dev/problems/illegal-transition"));

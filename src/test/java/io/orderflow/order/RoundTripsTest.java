@@ -45,7 +45,8 @@ class RoundTripsTest {
         public Map<String, String> getConfigOverrides() {
             // one connection, and no scheduled job of its own on it: the count is the request's alone
             return Map.of("quarkus.datasource.reactive.max-size", "1", "payments.refunds.every", "off",
-                    "payments.reconcile.every", "off", "idempotency.sweeper.every", "off", "events.relay.every", "off", "events.webhooks.every", "off",
+                    "payments.reconcile.every", "off", "idempotency.sweeper.every", "off",
+                    "events.sequencer.every", "off", "events.relay.every", "off", "events.webhooks.every", "off",
                     "events.purge.every", "off");
         }
     }

@@ -49,21 +49,22 @@ public final class LogScan {
             "WARN .*Idempotency sweep failed, next run retries");
 
     /**
-     * A scheduled job lost its database (a failover, a shutdown) and its next run retries: a relay round (its events
-     * stay in the outbox, published at least once — docs/events.md), an outbox purge, a run of the refund worker
-     * (its commands stay owed), a webhook delivery round (what is due stays owed).
+     * A scheduled job lost its database (a failover, a shutdown) and its next run retries: a sequencer round (its
+     * events get positions in the next one), a relay round to the stream (it catches up from its cursor), a feed
+     * purge, a run of the refund worker (its commands stay owed), a webhook dispatch round (cursors and owed
+     * deliveries wait).
      */
-    public static final Pattern SCHEDULED_JOB_RETRIED = Pattern.compile("WARN .*(Event relay round failed, its events"
-            + " stay in the outbox|Outbox purge failed, next run retries|Refund commands: the run failed, the next one"
-            + " retries|Webhook delivery round failed, what is due stays owed)");
+    public static final Pattern SCHEDULED_JOB_RETRIED = Pattern.compile("WARN .*(Feed sequencer round failed, its"
+            + " events get their positions|Relay to the Redis Stream failed, the stream catches up|Feed purge failed,"
+            + " next run retries|Webhook log purge failed, next run retries|Refund commands: the run failed, the"
+            + " next one retries|Webhook dispatch round failed, the endpoints' cursors)");
 
     /**
-     * A relay round whose XADDs waited on an unreachable Redis failed after the client's timeout: its events stay
-     * unpublished in the outbox and a later round sends them (docs/events.md). Only where a test froze Redis itself.
+     * A relay round whose XADDs waited on an unreachable Redis failed after the client's timeout: the stream's
+     * cursor did not move, and a later round appends those events (docs/events.md). Only where a test froze Redis.
      */
     public static final Pattern RELAY_ROUND_FAILED_ON_REDIS = Pattern.compile(
-            "WARN +\\[io\\.orderflow\\.events\\.EventRelay\\] .*Event relay round failed, its events stay in"
-                    + " the outbox");
+            "WARN +\\[io\\.orderflow\\.events\\.StreamRelay\\] .*Relay to the Redis Stream failed");
 
     /**
      * Quarkus's scheduler ran a task (a sweep, the refund worker), or a health probe's answer was

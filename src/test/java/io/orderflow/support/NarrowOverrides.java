@@ -9,8 +9,8 @@ import java.util.Map;
  * <ul>
  * <li>an idle timeout of {@value #IDLE_TIMEOUT} instead of the shipped one, which SlowClientsTest would otherwise sit
  * out (its stalled connections are its own; the other tests' requests are short);</li>
- * <li>the scheduled event relay and purge off, so that EventRelayTest runs them by hand exactly when it says (the
- * other two publish nothing they look at);</li>
+ * <li>the scheduled feed sequencer, stream relay and purge off, so that FeedTest runs them by hand exactly when it
+ * says (the other two look at no event);</li>
  * <li>no linger for first answers, 30 s for repeated ones: RepeatLingerTest (the other two never repeat a key).</li>
  * </ul>
  */
@@ -21,7 +21,7 @@ public class NarrowOverrides implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
         return Map.of("quarkus.http.idle-timeout", IDLE_TIMEOUT,
-                "events.relay.every", "off", "events.purge.every", "off",
+                "events.sequencer.every", "off", "events.relay.every", "off", "events.purge.every", "off",
                 "idempotency.replica.linger", "0s", "idempotency.replica.replay-linger", "30s");
     }
 }

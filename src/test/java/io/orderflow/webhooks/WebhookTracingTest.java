@@ -4,7 +4,7 @@ import static io.orderflow.support.OrderMother.createOrder;
 import static io.orderflow.support.OrderMother.newKey;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.opentelemetry.api.common.AttributeKey;
@@ -35,8 +35,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Tracing on, the spans kept in memory: each attempt to deliver a webhook is one CLIENT span {@code webhook deliver}
  * naming the endpoint, the event and the attempt, with the answer's status code, and the only span of its request;
- * the attempt a real receiver answered 503 is a failed span, its retry answered 200 is not. The worker's attempts
- * start traces of their own; an operator's retry is a child of the request's span.
+ * the attempt a real receiver answered 503 is a failed span, its retry answered 200 is not. The attempts continue
+ * the trace of the request that made the change (its context travels with the event), whose {@code traceparent}
+ * the receiver is sent; an operator's retry is a child of the retry request's span.
  */
 @QuarkusTest
 @Tag("profile")
@@ -78,8 +79,13 @@ class WebhookTracingTest {
             for (SpanData attempt : attempts) {
                 assertEquals(SpanKind.CLIENT, attempt.getKind());
                 assertEquals(endpoint, attempt.getAttributes().get(WebhookSender.ENDPOINT_ID));
-                assertFalse(SpanId.isValid(attempt.getParentSpanId()), "the worker's attempt starts a trace");
+                assertTrue(SpanId.isValid(attempt.getParentSpanId()), "an attempt continues the change's trace");
+                assertEquals(creation(attempt.getTraceId()).map(SpanData::getName), Optional.of("POST /orders"),
+                        "the request that created the order, whose event this is");
             }
+            String traceparent = receiver.about(id).get(0).header("traceparent");
+            assertTrue(traceparent != null && traceparent.startsWith("00-" + refused.getTraceId() + "-"),
+                    "the receiver is told the trace: " + traceparent);
             assertEquals(1L, refused.getAttributes().get(WebhookSender.ATTEMPT));
             assertEquals(503L, refused.getAttributes().get(WebhookSender.STATUS_CODE));
             assertEquals(StatusCode.ERROR, refused.getStatus().getStatusCode());
@@ -100,6 +106,12 @@ class WebhookTracingTest {
                     "an operator's retry hangs under the request's span");
             assertEquals(200L, manual.getAttributes().get(WebhookSender.STATUS_CODE));
         }
+    }
+
+    /** The server span of trace {@code traceId}'s request. */
+    private Optional<SpanData> creation(String traceId) {
+        return spans.getFinishedSpanItems().stream()
+                .filter(span -> span.getKind() == SpanKind.SERVER && span.getTraceId().equals(traceId)).findFirst();
     }
 
     private Optional<SpanData> retryRequest() {

@@ -147,12 +147,18 @@ class WebhooksTest {
             new Webhook(fresh).verify(overlapping.body(), overlapping.headers());
             new Webhook(old).verify(overlapping.body(), overlapping.headers());
 
-            // the overlap ends (24 h in production): moved to the past rather than waited for
+            // the overlap ends (24 h in production): moved to the past rather than waited for; the replica delivering
+            // the endpoint reads it again within a second, so orders are created until one is signed once
             Sql.update("update webhook_endpoints set previous_secret_until = now() - interval '1 second'"
                     + " where id = cast(? as uuid)", endpoint);
-            String after = createOrder();
-            Await.until(() -> receiver.about(after).size() == 1, "the created event after the overlap");
-            WebhookReceiver.Received single = receiver.about(after).get(0);
+            WebhookReceiver.Received signedOnce = null;
+            for (int i = 0; i < 100 && signedOnce == null; i++) {
+                String after = createOrder();
+                Await.until(() -> receiver.about(after).size() == 1, "the created event after the overlap");
+                WebhookReceiver.Received received = receiver.about(after).get(0);
+                signedOnce = received.header("webhook-signature").split(" ").length == 1 ? received : null;
+            }
+            WebhookReceiver.Received single = signedOnce;
             assertEquals(1, single.header("webhook-signature").split(" ").length);
             new Webhook(fresh).verify(single.body(), single.headers());
             assertThrows(WebhookVerificationException.class,
@@ -170,7 +176,8 @@ class WebhooksTest {
             Await.until(() -> !logged(endpoint).isEmpty(), "a first attempt");
             assertEquals(302, logged(endpoint).get(0).get("statusCode").asInt(), "a redirect is a failed attempt");
             assertTrue(inside.received().isEmpty(), "the redirect's target was never asked");
-            assertEquals(1, redirecting.about(id).size());
+            assertTrue(redirecting.about(id).stream().allMatch(request -> request.answered() == 302),
+                    "every attempt was answered by the redirect itself");
         }
     }
 

@@ -38,6 +38,10 @@ public enum ProblemType {
     REFUND_NOT_ALLOWED("refund-not-allowed", "The order holds no capture that can be refunded", 409),
     REFUND_EXCEEDS_CAPTURE("refund-exceeds-capture",
             "The refund is more than what is left to refund of the order's capture", 409),
+    FEED_CURSOR_EXPIRED("feed-cursor-expired",
+            "The cursor is older than the oldest event the feed still keeps; events after it were purged", 410),
+    WEBHOOK_ENDPOINT_LIMIT("webhook-endpoint-limit", "As many webhook endpoints are enabled as the service allows",
+            409),
     SERVICE_UNAVAILABLE("service-unavailable", "The service cannot take the request right now; retry later", 503),
     INTERNAL("internal", "Internal error", 500);
 

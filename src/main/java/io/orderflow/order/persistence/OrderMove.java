@@ -15,7 +15,8 @@ import java.util.UUID;
  * @param source the history row's {@code source}
  * @param actor the history row's {@code actor}
  * @param requestKey the history row's {@code request_key}, or null
+ * @param trace the history row's {@code trace}: the W3C trace context of the request, or null when untraced
  */
 public record OrderMove(UUID orderId, OrderEvent event, EventDetails details, Long expectedVersion, String owner,
-        String source, String actor, String requestKey) {
+        String source, String actor, String requestKey, String trace) {
 }

@@ -150,7 +150,8 @@ public class OrderRepository {
                     .setParameter("id", move.orderId()).setParameter("event", move.event().name())
                     .setParameter("now", now).setParameter("owner", move.owner())
                     .setParameter("version", move.expectedVersion()).setParameter("source", move.source())
-                    .setParameter("actor", move.actor()).setParameter("requestKey", move.requestKey()).setParameter("details", details);
+                    .setParameter("actor", move.actor()).setParameter("requestKey", move.requestKey()).setParameter("details", details)
+                    .setParameter("trace", move.trace());
             changes.forEach((field, value) -> query.setParameter(TransitionSql.paramName(field), value));
             guardValues(required, report).forEach(query::setParameter);
             bind(query, writes);
@@ -171,6 +172,7 @@ public class OrderRepository {
         values.put("actor", move.actor());
         values.put("request_key", move.requestKey());
         values.put("details", details);
+        values.put("trace", move.trace());
         changes.forEach((field, value) -> values.put(TransitionSql.paramName(field), value));
         values.putAll(guardValues(required, report));
         writes.forEach(write -> values.putAll(write.parameters()));

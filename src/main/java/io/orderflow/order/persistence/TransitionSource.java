@@ -17,7 +17,8 @@ public enum TransitionSource {
     ONE_ORDER("""
             from rule r where o.id = :id and r.event = :event and r.from_status = o.status""", """
             select id, version, :event, from_status, status, cast(:now as timestamptz), :source, \
-            cast(:actor as text), :requestKey, cast(cast(:details as text) as jsonb) from moved""", """
+            cast(:actor as text), :requestKey, cast(cast(:details as text) as jsonb), cast(:trace as text), %s \
+            from moved""", """
             select true as moved, to_jsonb(m)::text as row, null as history from moved m \
             union all select false, to_jsonb(o)::text, %s \
             from orders o where o.id = :id and not exists (select 1 from moved)""", "o.id") {
@@ -46,7 +47,7 @@ public enum TransitionSource {
     ARRAYS("""
             from b join rule r on r.event = :event where o.id = b.id and r.from_status = o.status""", """
             select m.id, m.version, :event, m.from_status, m.status, b.now, b.source, b.actor, b.request_key, \
-            b.details from moved m join b on b.id = m.id""", """
+            b.details, b.trace, %s from moved m join b on b.id = m.id""", """
             select cast(b.id as text) as id, m.id is not null as moved, coalesce(to_jsonb(m), to_jsonb(o))::text \
             as row, case when m.id is null then %s end as history from b left join moved m on m.id = b.id \
             left join orders o on o.id = b.id and m.id is null""", "b.id") {
@@ -103,9 +104,12 @@ public enum TransitionSource {
         return match;
     }
 
-    /** The history rows' {@code select}, from the moved rows. */
+    /**
+     * The history rows' {@code select}, from the moved rows: the move, and the order's changing fields after it
+     * ({@link OrderVersions#snapshot}), from which the event feed renders the order at this version.
+     */
     String historyRows() {
-        return historyRows;
+        return historyRows.formatted(OrderVersions.snapshot(this == ONE_ORDER ? "moved" : "m"));
     }
 
     /** What the statement returns: each order moved, or as it stands with its history. */

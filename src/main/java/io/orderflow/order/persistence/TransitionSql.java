@@ -41,7 +41,8 @@ public final class TransitionSql {
     /** The columns every row of a batch has, before the fields it sets, its guards and the writes' parameters. */
     static final List<Column> BASE = List.of(new Column("id", "uuid"), new Column("now", "timestamptz"),
             new Column("owner", "text"), new Column("version", "bigint"), new Column("source", "text"),
-            new Column("actor", "text"), new Column("request_key", "text"), new Column("details", "jsonb"));
+            new Column("actor", "text"), new Column("request_key", "text"), new Column("details", "jsonb"),
+            new Column("trace", "text"));
 
     /** The values a move must agree with besides its status: the amount and currency of the order. */
     static final List<Column> AMOUNT = List.of(new Column("amount", "bigint"), new Column("currency", "text"));
@@ -93,7 +94,7 @@ public final class TransitionSql {
                 %s and (%s is null or o.customer_id = %s) and (%s is null or o.version = %s)%s%s \
                 returning o.*, r.from_status), \
                 history as (insert into order_transitions (order_id, seq, event, from_status, to_status, at, source, \
-                actor, request_key, details) %s)%s \
+                actor, request_key, details, trace, snapshot) %s)%s \
                 %s""".formatted(rules(shape.event()), source.input(columns), source.value("now", "timestamptz"),
                 sets(source, changed), source.match(), owner, owner, version, version, conditions(shape.event(),
                 value(source, OrderField.PAYMENT_PROVIDER, paramName(OrderField.PAYMENT_PROVIDER))),

@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.SameStatementWrite;
-import io.orderflow.events.OrderEventsParticipant;
 import io.orderflow.order.domain.EventDetails;
 import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.Transition;
@@ -123,9 +122,8 @@ class GroupCommitGuardsTest {
     private CompletableFuture<OrderRepository.Outcome> paymentFailed(String orderId, UUID attemptId, long amount) {
         OrderMove move = new OrderMove(UUID.fromString(orderId), OrderEvent.PAYMENT_FAILED,
                 new EventDetails.ProviderReport("mockpay", null, amount, "EUR", attemptId), null, null, "mockpay",
-                "mockpay", "evt_" + UUID.randomUUID());
-        List<SameStatementWrite> writes = List.of(OrderEventsParticipant.transitionEvent("PAYMENT_FAILED", "mockpay",
-                "/orderflow"));
+                "mockpay", "evt_" + UUID.randomUUID(), null);
+        List<SameStatementWrite> writes = List.of();
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return VertxContextSupport.subscribeAndAwait(() -> orders.transition(move, Instant.now(), writes,

@@ -15,24 +15,28 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The events as the tests read them: from the outbox table, the Redis Stream and the feed; parsed by the CloudEvents
- * SDK.
+ * The events as the tests read them: an order's ({@code GET /orders/{id}/events}), the Redis Stream's and the feed's;
+ * parsed by the CloudEvents SDK.
  */
-public final class OutboxEvents {
+public final class FeedEvents {
 
     /** The stream the service appends to (its default name; the tests do not change it). */
     public static final String STREAM = "orderflow.order-events";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private OutboxEvents() {
+    private FeedEvents() {
     }
 
-    /** The payloads of the events of {@code aggregateId} (an order id), in the order they were written. */
-    public static List<String> of(String aggregateId) {
-        return Sql.strings("select payload::text from outbox where aggregateid = ? order by seq", aggregateId);
+    /** The events of order {@code orderId}, in the order's own order (whether or not the feed has them yet). */
+    public static List<String> of(String orderId) {
+        String page = Auth.operator().get("/orders/" + orderId + "/events").then().statusCode(200).extract().asString();
+        List<String> events = new ArrayList<>();
+        tree(page).get("events").forEach(event -> events.add(event.toString()));
+        return events;
     }
 
     /**
@@ -44,18 +48,25 @@ public final class OutboxEvents {
                 .deserialize(json.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Waits until the stream holds every event of order {@code orderId} (the relay follows the feed). */
+    public static void awaitStreamed(RedisDataSource redis, String orderId) {
+        int events = of(orderId).size();
+        Await.until(() -> about(orderId, stream(redis)).stream().map(e -> e.get("id").asText()).distinct().count()
+                >= events, "the relay to append order " + orderId + "'s " + events + " events to the stream");
+    }
+
     /** The {@code event} field of every entry of the service's stream, oldest first. */
     public static List<String> stream(RedisDataSource redis) {
         return redis.stream(String.class, String.class, String.class).xrange(STREAM, StreamRange.of("-", "+"))
                 .stream().map(entry -> {
-                    assertEquals(List.of("event"), List.copyOf(entry.payload().keySet()), "one field per entry");
+                    assertEquals(Set.of("event", "position"), entry.payload().keySet(), "two fields per entry");
                     return entry.payload().get("event");
                 }).toList();
     }
 
     /** The events of {@code stream} (or a feed's) whose subject is {@code orderId}, in their order there. */
     public static List<JsonNode> about(String orderId, List<String> events) {
-        return events.stream().map(OutboxEvents::tree).filter(e -> orderId.equals(e.path("subject").asText()))
+        return events.stream().map(FeedEvents::tree).filter(e -> orderId.equals(e.path("subject").asText()))
                 .toList();
     }
 
