@@ -14,7 +14,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -42,12 +44,15 @@ public final class WebhookReceiver implements AutoCloseable {
 
     private final HttpServer server;
     private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger mostOpen = new AtomicInteger();
     private volatile Function<Received, Answer> answer;
 
     private WebhookReceiver(Function<Received, Answer> answer) throws IOException {
         this.answer = answer;
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.setExecutor(Executors.newFixedThreadPool(4));
+        // a thread per request being answered: a test that holds answers sees as many at once as were sent
+        server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/", this::handle);
         server.start();
     }
@@ -77,6 +82,11 @@ public final class WebhookReceiver implements AutoCloseable {
         return new ArrayList<>(received);
     }
 
+    /** The most requests this receiver had open at once (received, not yet answered). */
+    public int mostOpenAtOnce() {
+        return mostOpen.get();
+    }
+
     /** The requests whose CloudEvent's subject (the order id) is {@code orderId}. */
     public List<Received> about(String orderId) {
         return received.stream().filter(r -> r.body().contains("\"subject\": \"" + orderId + "\"")
@@ -84,6 +94,15 @@ public final class WebhookReceiver implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException {
+        mostOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
+        try {
+            answer(exchange);
+        } finally {
+            open.decrementAndGet();
+        }
+    }
+
+    private void answer(HttpExchange exchange) throws IOException {
         Map<String, List<String>> headers = new TreeMap<>();
         exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT),
                 List.copyOf(values)));
@@ -106,5 +125,6 @@ public final class WebhookReceiver implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        ((ExecutorService) server.getExecutor()).shutdownNow();
     }
 }

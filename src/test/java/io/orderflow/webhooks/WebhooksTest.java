@@ -187,7 +187,8 @@ class WebhooksTest {
             String endpoint = register(newKey(), Map.of("url", down.url("/down"))).path("id");
             double disabledBefore = disabledCount();
             String id = createOrder();
-            Await.until(() -> !down.about(id).isEmpty(), "a first failed attempt");
+            Await.until(() -> Sql.count("select count(*) from webhook_deliveries where endpoint_id = cast(? as uuid)",
+                    endpoint) == 1, "a first failed attempt, owed from now on");
             // three days of failures, moved to the past rather than waited for
             Sql.update("update webhook_endpoints set failing_since = now() - interval '4 days' where id = cast(? as uuid)",
                     endpoint);
