@@ -304,31 +304,46 @@ batch_rows() { # batch_rows FILE — the service's group-commit batch histogram,
   { curl -sf "$MGMT_BASE/q/metrics" || curl -s "$BASE/q/metrics"; } | grep -E '^orderflow_transitions_batch_rows_(count|sum)' > "$1" || true
 }
 
-settle() { # settle NAME — what the contestant's ship run left behind is done now, before the next contestant's run:
-  # its relay publishing the run's events (its outbox drained), then the updated rows vacuumed and the pages written.
-  # Left running, they fell into the next contestant's run: in a round, the build following the peer (which has no
+drain() { # drain NAME — the contestant's ship run's events all in its Redis Stream (or the outbox's, for a build before the feed)
+  # Left running, a relay fell into the next contestant's run: in a round, the build following the peer (which has no
   # relay) shipped up to 1.6x the one following another orderflow build, in whichever order the round ran.
   local db=versus_${1//-/_} waited=0
-  while [ "$(psql -X -Atq -h 127.0.0.1 -U postgres -d "$db" \
+  while { [ "$(psql -X -Atq -h 127.0.0.1 -U postgres -d "$db" \
       -c 'select exists (select 1 from outbox where published_at is null)' 2>/dev/null || echo f)" = t ] \
-      && [ "$waited" -lt 300 ]; do
+      || [ "$(psql -X -Atq -h 127.0.0.1 -U postgres -d "$db" -c "select (select position from event_cursors where
+      name = 'sequencer') > (select position from event_cursors where name = 'redis-stream') or exists (select 1 from
+      order_transitions t where t.xid >= (select horizon from event_cursors where name = 'sequencer') and not exists
+      (select 1 from event_feed f where f.order_id = t.order_id and f.kind = 't' and f.ref = t.seq))" 2>/dev/null \
+      || echo f)" = t ]; } && [ "$waited" -lt 300 ]; do
     sleep 2; waited=$((waited + 2))
   done
   printf '%s\t%s\n' "$1" "$waited" >> "$OUT/settle.tsv"
+}
+
+settle() { # settle NAME — the updated rows vacuumed and the pages written, before the next contestant's run
+  local db=versus_${1//-/_}
   psql -X -q -h 127.0.0.1 -U postgres -d "$db" -c 'VACUUM' 2>/dev/null || true
   psql -X -q -h 127.0.0.1 -U postgres -d postgres -c 'CHECKPOINT'
+}
+
+wal_lsn() {
+  psql -X -Atq -h 127.0.0.1 -U postgres -d postgres -c 'select pg_current_wal_lsn()'
 }
 
 measure() { # measure SCENARIO ROUND — at saturation, with CPU per request
   local a b c d line
   [ "$1" != ship ] || batch_rows "$OUT/$NAME/batch-before-$2.txt"
-  a=$(cpu_ticks "$PID"); b=$(pg_ticks)
+  a=$(cpu_ticks "$PID"); b=$(pg_ticks); w0=$(wal_lsn)
   wrk_run "$1" "$(ids_for "$1" "$2")" "$SECONDS_PER" 32 "$OUT/$NAME/results.tsv"
-  c=$(cpu_ticks "$PID"); d=$(pg_ticks)
   [ "$1" != ship ] || batch_rows "$OUT/$NAME/batch-after-$2.txt"
+  # a ship's cost includes getting its events out: the CPU and WAL are counted until they are all in the stream
+  [ "$1" != ship ] || drain "$NAME"
+  c=$(cpu_ticks "$PID"); d=$(pg_ticks); w1=$(wal_lsn)
   [ "$1" != ship ] || settle "$NAME"
   line=$(tail -n 1 "$OUT/$NAME/results.tsv")
   printf '%s\t%s\t%s\t%s\n' "$1" "$(echo "$line" | cut -f8)" "$((c - a))" "$((d - b))" >> "$OUT/$NAME/cpu.tsv"
+  printf '%s\t%s\t%s\n' "$1" "$(echo "$line" | cut -f8)" "$(psql -X -Atq -h 127.0.0.1 -U postgres -d postgres \
+    -c "select pg_wal_lsn_diff('$w1', '$w0')::bigint")" >> "$OUT/$NAME/wal.tsv"
   printf '%s\t%s\t%s\n' "$2" "$NAME" "$line" >> "$OUT/rounds.tsv"
 }
 

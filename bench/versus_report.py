@@ -65,6 +65,17 @@ def cpu(path, ticks):
     return {name: (s * 1000 / ticks / max(1, n), p * 1000 / ticks / max(1, n)) for name, (n, s, p) in sums.items()}
 
 
+def wal(path):
+    """WAL bytes per request, per scenario, over all its rounds (none when the file is absent)."""
+    if not os.path.exists(path):
+        return {}
+    sums = {}
+    for name, requests, wal_bytes in tsv(path):
+        n, w = sums.get(name, (0, 0))
+        sums[name] = (n + int(requests), w + int(wal_bytes))
+    return {name: w / max(1, n) for name, (n, w) in sums.items()}
+
+
 def batch_rows(folder):
     """Mean rows per group-commit statement over the ship runs of all rounds."""
     def read(path):
@@ -138,6 +149,13 @@ def main(out):
               f" warm-up's (key, order) pairs again (one RUN_ID, wrk's unseeded math.random): stored answers to"
               f" replay, {driver['dup_newkey']['rps']:,.0f} req/s. The rounds send the same script with keys of"
               f" their own, for every contestant.")
+    walls = {name: wal(os.path.join(out, name, "wal.tsv")) for name in contestants}
+    if before and "ship" in walls.get("orderflow", {}) and "ship" in walls.get("before", {}):
+        w, wb = walls["orderflow"]["ship"], walls["before"]["ship"]
+        c, cb = cpus["orderflow"].get("ship"), cpus["before"].get("ship")
+        print(f"\nPer ship, until its events are in the stream: WAL {w:,.0f} bytes (before {wb:,.0f}, "
+              f"{w / wb:.2f}x); service / PostgreSQL CPU ms {c[0]:.3f} / {c[1]:.3f} (before {cb[0]:.3f} / "
+              f"{cb[1]:.3f}, PostgreSQL {c[1] / cb[1]:.2f}x).")
     pc = cpus.get("peer", {})
     if pc:
         print("\nThe peer's CPU ms per request (service / PostgreSQL): " + ", ".join(

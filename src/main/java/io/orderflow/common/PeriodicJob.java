@@ -76,7 +76,7 @@ public final class PeriodicJob {
             skipped.incrementAndGet(); // the previous run is still going
             return;
         }
-        DuplicatedContexts.subscribe(vertx, job, done -> {
+        DuplicatedContexts.subscribeUntraced(vertx, job, done -> {
             succeeded();
             running.set(false);
         }, failure -> {

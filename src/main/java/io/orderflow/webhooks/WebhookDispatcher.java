@@ -246,7 +246,7 @@ public class WebhookDispatcher {
         if (own.isEmpty() && fetches < MAX_FETCHES && endpoint.startFetching()) {
             fetches++;
             long from = endpoint.read();
-            DuplicatedContexts.subscribe(vertx, () -> feed.pageForConsumer(from, PAGE), page -> {
+            DuplicatedContexts.subscribeUntraced(vertx, () -> feed.pageForConsumer(from, PAGE), page -> {
                 synchronized (this) {
                     fetches--;
                     endpoint.backlog(page.events());
@@ -329,7 +329,7 @@ public class WebhookDispatcher {
         if (events.isEmpty()) {
             return;
         }
-        DuplicatedContexts.subscribe(vertx, () -> deliveries.hold(endpoint.endpoint().id(), events, time.now()),
+        DuplicatedContexts.subscribeUntraced(vertx, () -> deliveries.hold(endpoint.endpoint().id(), events, time.now()),
                 written -> {
                     synchronized (this) {
                         events.forEach(event -> endpoint.settle(event.position()));

@@ -91,7 +91,7 @@ public class WebhookSender {
         return spans.traced(SPAN, span -> {
             span.setSpanKind(SpanKind.CLIENT).setAttribute(ENDPOINT_ID, due.endpointId().toString())
                     .setAttribute(EVENT_ID, messageId).setAttribute(ATTEMPT, (long) due.attempt());
-            if (!Span.current().getSpanContext().isValid()) { // an operator's retry stays under its request
+            if (!Span.current().getSpanContext().isSampled()) { // an operator's retry stays under its request
                 trace.ifPresent(context -> span.setParent(context.asParent()));
             }
         }, exchange, WebhookSender::answered)

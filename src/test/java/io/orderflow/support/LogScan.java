@@ -34,6 +34,13 @@ public final class LogScan {
     public static final Pattern TRANSIENT_503 = Pattern.compile("WARN .*Transient failure answered with 503");
 
     /**
+     * The readiness check's statement got no answer in time: PostgreSQL busy or starved (a storm on a test machine
+     * shared with other builds); the service answers 503 + Retry-After meanwhile, as documented.
+     */
+    public static final Pattern DATABASE_SLOW = Pattern.compile(
+            "WARN .*PostgreSQL does not answer the readiness check \\(io\\.smallrye\\.mutiny\\.TimeoutException\\)");
+
+    /**
      * Netty could not hand a connection accepted in the last moment of a shutdown to an event loop that had already
      * stopped; the client sees the connection closed, as it would a refused one.
      */
@@ -113,9 +120,14 @@ public final class LogScan {
      * before are held to {@link #TOLERATED}, the shutdown's own lines to {@link #TOLERATED_WHILE_STOPPING}.
      */
     public static List<String> problemsOfStoppedInstance(String log, long linesBeforeStop) {
+        return problemsOfStoppedInstance(log, linesBeforeStop, TOLERATED);
+    }
+
+    /** As {@link #problemsOfStoppedInstance(String, long)}, the lines before the stop held to {@code before}. */
+    public static List<String> problemsOfStoppedInstance(String log, long linesBeforeStop, Pattern... before) {
         List<String> lines = log.lines().toList();
         int cut = (int) Math.min(linesBeforeStop, lines.size());
-        List<String> found = new ArrayList<>(problems(String.join("\n", lines.subList(0, cut)), TOLERATED));
+        List<String> found = new ArrayList<>(problems(String.join("\n", lines.subList(0, cut)), before));
         found.addAll(problems(String.join("\n", lines.subList(cut, lines.size())), TOLERATED_WHILE_STOPPING));
         return found;
     }

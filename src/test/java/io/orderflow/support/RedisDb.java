@@ -40,8 +40,13 @@ public final class RedisDb {
 
     /** Every entry of the stream {@code key}, oldest first, as its fields and values ({@code XRANGE key - +}). */
     public static List<Map<String, String>> streamEntries(String key) {
+        return streamEntries(key, TestServices.get().redis());
+    }
+
+    /** The same, on the Redis server {@code server} (its database {@link #DB}). */
+    public static List<Map<String, String>> streamEntries(String key, TestServices.Redis server) {
         List<Map<String, String>> entries = new ArrayList<>();
-        for (Object entry : (List<?>) command("XRANGE", key, "-", "+")) {
+        for (Object entry : (List<?>) command(server, "XRANGE", key, "-", "+")) {
             List<?> fields = (List<?>) ((List<?>) entry).get(1);
             Map<String, String> payload = new LinkedHashMap<>();
             for (int i = 0; i + 1 < fields.size(); i += 2) {
@@ -54,7 +59,10 @@ public final class RedisDb {
 
     /** Sends SELECT and then {@code command} on a connection of its own; returns the command's reply. */
     private static Object command(String... command) {
-        TestServices.Redis redis = TestServices.get().redis();
+        return command(TestServices.get().redis(), command);
+    }
+
+    private static Object command(TestServices.Redis redis, String... command) {
         try (Socket socket = new Socket(redis.host(), redis.port())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();

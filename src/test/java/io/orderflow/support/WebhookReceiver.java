@@ -25,8 +25,8 @@ import java.util.function.Function;
  */
 public final class WebhookReceiver implements AutoCloseable {
 
-    /** One request as received. */
-    public record Received(Map<String, List<String>> headers, String body, int answered) {
+    /** One request as received: its headers and body, how it was answered, its path, and when ({@code nanoTime}). */
+    public record Received(Map<String, List<String>> headers, String body, int answered, String path, long nanos) {
 
         public String header(String name) {
             List<String> values = headers.get(name);
@@ -110,9 +110,11 @@ public final class WebhookReceiver implements AutoCloseable {
         try (InputStream in = exchange.getRequestBody()) {
             body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        Received request = new Received(headers, body, 0);
+        long at = System.nanoTime();
+        String path = exchange.getRequestURI().getPath();
+        Received request = new Received(headers, body, 0, path, at);
         Answer reply = answer.apply(request);
-        received.add(new Received(headers, body, reply.status()));
+        received.add(new Received(headers, body, reply.status(), path, at));
         if (reply.location() != null) {
             exchange.getResponseHeaders().add("Location", reply.location());
         }
