@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.payment.workers.RefundWorker;
 import io.orderflow.payment.reconcile.Reconciler;
 import io.orderflow.payment.refunds.RefundOutcomes;
+import io.orderflow.payment.StripeOrders.Scene;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;
@@ -63,39 +64,12 @@ class RefundsTest extends SandboxedProviderTest {
         return StripeProvider.NAME;
     }
 
-    /** A Stripe order of 4000 paid with {@code charge}: PAY, then the signed success. */
-    private String paidWithStripe(String intent, String charge) {
-        String customer = newCustomer();
-        String id = createAs(customer, newKey(), Map.of("customerId", customer, "currency", "EUR",
-                "items", List.of(Map.of("sku", "SKU-1", "quantity", 1, "unitPrice", CAPTURED))))
-                .then().statusCode(201).extract().path("id");
-        server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
-                "requires_payment_method", String.valueOf(CAPTURED), "eur", null))));
-        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
-                .body(Map.of("provider", "stripe")).post("/orders/" + id + "/pay").then().statusCode(200);
-        stripe(StripeFixtures.event("payment_intent.succeeded", StripeFixtures.intent(intent, "succeeded",
-                String.valueOf(CAPTURED), "eur", charge))).then().statusCode(200);
-        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
-        return id;
-    }
-
-    private String deliveredWithStripe(String intent, String charge) {
-        String id = paidWithStripe(intent, charge);
-        post(id, "ship", shipBody()).then().statusCode(200);
-        post(id, "deliver", Map.of()).then().statusCode(200).body("status", is("DELIVERED"));
-        return id;
-    }
-
     private static Response stripe(String payload) {
-        return given().contentType("application/json; charset=utf-8")
-                .header("Stripe-Signature", StripeFixtures.signature(StripeFixtures.SECRET,
-                        Instant.now().getEpochSecond(), payload))
-                .body(payload.getBytes(StandardCharsets.UTF_8)).post("/payments/stripe/callbacks");
+        return StripeOrders.webhook(payload);
     }
 
     private static Response refund(String orderId, long amount, String key) {
-        return Auth.operator().contentType(ContentType.JSON).header("Idempotency-Key", key)
-                .body(Map.of("amount", amount, "reason", "returned item")).post("/orders/" + orderId + "/refunds");
+        return StripeOrders.refund(orderId, amount, key);
     }
 
     /** Stripe answers a refund of {@code amount} with refund {@code refundId}, still pending. */
@@ -116,16 +90,14 @@ class RefundsTest extends SandboxedProviderTest {
         SandboxCalls.runWorker(worker, orderId);
     }
 
-    /** An order paid (or delivered) through Stripe with its own charge and intent, named after {@code name}. */
-    private record Scene(String suffix, String charge, String intent, String orderId) {
-    }
-
+    /** An order of 4000 paid (or delivered) through Stripe with its own charge and intent, named after {@code name}. */
     private Scene scene(String name, boolean delivered) {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        String charge = "ch_" + name + "_" + suffix;
-        String intent = "pi_" + name + "_" + suffix;
-        return new Scene(suffix, charge, intent, delivered ? deliveredWithStripe(intent, charge)
-                : paidWithStripe(intent, charge));
+        Scene scene = StripeOrders.paid(server, name, CAPTURED);
+        if (delivered) {
+            post(scene.orderId(), "ship", shipBody()).then().statusCode(200);
+            post(scene.orderId(), "deliver", Map.of()).then().statusCode(200).body("status", is("DELIVERED"));
+        }
+        return scene;
     }
 
     /** A refund of {@code amount} issued and sent (Stripe answers it pending as {@code providerRefund}); its id. */
@@ -186,9 +158,9 @@ class RefundsTest extends SandboxedProviderTest {
 
     @Test
     void shouldAcceptOneOfTenConcurrentFullRefundsAndSendOneProviderRefund() {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        String id = paidWithStripe("pi_race_" + suffix, "ch_race_" + suffix);
-        stripeRefunds(CAPTURED, "re_race_" + suffix, "ch_race_" + suffix, "pi_race_" + suffix);
+        Scene scene = scene("race", false);
+        String id = scene.orderId();
+        stripeRefunds(CAPTURED, "re_race_" + scene.suffix(), scene.charge(), scene.intent());
 
         List<Integer> statuses = Concurrently.map(IntStream.range(0, 10).boxed().toList(), 10,
                 i -> refund(id, CAPTURED, newKey()).statusCode());
@@ -202,8 +174,7 @@ class RefundsTest extends SandboxedProviderTest {
 
     @Test
     void shouldReplayARepeatedRefundRequestAndSendNothingNew() {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        String id = paidWithStripe("pi_again_" + suffix, "ch_again_" + suffix);
+        String id = scene("again", false).orderId();
         String key = newKey();
         String first = refund(id, 1000, key).then().statusCode(202).extract().path("id");
 
