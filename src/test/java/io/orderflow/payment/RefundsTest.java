@@ -172,6 +172,31 @@ class RefundsTest extends SandboxedProviderTest {
         assertEquals(1, refundsSent().size());
     }
 
+    /** A customer reads the refunds of their order, but not the operator's name and note (issue 43, item 12). */
+    @Test
+    void shouldShowTheOrdersCustomerOnlyTheirOwnFieldsOfItsRefundsAndOperatorsAll() {
+        Scene scene = scene("shown", false);
+        String refundId = sent(scene, 1000, "re_shown_" + scene.suffix());
+        String customer = Sql.string("select customer_id from orders where id = ?", UUID.fromString(scene.orderId()));
+        String path = "/orders/" + scene.orderId() + "/refunds";
+        List<String> operatorOnly = List.of("issuedBy", "reason", "captureTxnId", "providerRefundId", "failureReason");
+
+        Map<String, Object> listed = Auth.customer(customer).get(path).then().statusCode(200).extract()
+                .jsonPath().getMap("items[0]");
+        Map<String, Object> one = Auth.customer(customer).get(path + "/" + refundId).then().statusCode(200)
+                .extract().jsonPath().getMap("$");
+        Map<String, Object> operators = Auth.operator().get(path + "/" + refundId).then().statusCode(200).extract()
+                .jsonPath().getMap("$");
+
+        for (Map<String, Object> shown : List.of(listed, one)) {
+            assertEquals(List.of(), operatorOnly.stream().filter(shown::containsKey).toList(), shown.toString());
+            assertEquals(List.of(refundId, 1000, "EUR", "PENDING", "stripe"), List.of(shown.get("id"),
+                    shown.get("amount"), shown.get("currency"), shown.get("status"), shown.get("provider")));
+        }
+        assertEquals(List.of("issuedBy", "reason", "captureTxnId", "providerRefundId"),
+                operatorOnly.stream().filter(operators::containsKey).toList(), "operators see them all");
+    }
+
     @Test
     void shouldReplayARepeatedRefundRequestAndSendNothingNew() {
         String id = scene("again", false).orderId();
@@ -387,6 +412,48 @@ class RefundsTest extends SandboxedProviderTest {
         Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"))
                 .body("refundedAmount", is((int) AMOUNT));
         assertEquals(1, Sql.historyCount(id, "REFUND_COMPLETED"));
+    }
+
+    /**
+     * A report that names a refund of ours but another order, amount or currency is an anomaly, answered 2xx and
+     * decided once, and never settles the refund (issue 43, item 5).
+     */
+    @Test
+    void shouldRecordAMismatchAndSettleNothingWhenARefundReportDisagreesWithTheRefundItNames() {
+        String id = createOrder();
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        String txn = "txn-named-" + UUID.randomUUID();
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR", txn)).then().statusCode(200);
+        String mocked = refund(id, 1000, newKey()).then().statusCode(202).extract().path("id");
+        runWorker(id);
+        String otherOrder = createOrder();
+        Scene scene = scene("named", false);
+        String striped = sent(scene, 1000, "re_named_" + scene.suffix());
+        double before = Meters.count(registry, "orderflow.payments.anomalies", "kind", "refund-mismatch");
+
+        String elsewhere = Callbacks.refund("REFUND_SUCCEEDED", otherOrder, 1000, txn, mocked);
+        for (int delivery = 0; delivery < 2; delivery++) { // re-sent: the first answer again
+            Callbacks.deliver(elsewhere).then().statusCode(200).body("outcome", is("refund-mismatch"))
+                    .header("Payment-Outcome", "refund-mismatch");
+        }
+        Callbacks.deliver(Callbacks.refund("REFUND_SUCCEEDED", id, 999, txn, mocked)).then().statusCode(200)
+                .body("outcome", is("refund-mismatch"));
+        stripe(StripeFixtures.event("evt_" + UUID.randomUUID(), "refund.updated", StripeFixtures.refund("re_named_"
+                + scene.suffix(), scene.charge(), scene.intent(), "1000", "succeeded", striped)
+                .replace("\"currency\":\"eur\"", "\"currency\":\"usd\""))).then().statusCode(200)
+                .header("Payment-Outcome", "refund-mismatch");
+
+        for (String refundId : List.of(mocked, striped)) {
+            Auth.operator().get("/orders/" + (refundId.equals(mocked) ? id : scene.orderId()) + "/refunds/"
+                    + refundId).then().body("status", is("PENDING"));
+        }
+        assertEquals(2, Sql.count("select count(*) from payment_anomalies where order_id = ? and kind ="
+                + " 'refund-mismatch'", UUID.fromString(id)));
+        assertEquals(1, Sql.count("select count(*) from payment_anomalies where order_id = ? and kind ="
+                + " 'refund-mismatch'", UUID.fromString(scene.orderId())));
+        assertEquals(before + 3, Meters.count(registry, "orderflow.payments.anomalies", "kind", "refund-mismatch"));
+        Auth.operator().get("/orders/" + id).then().body("refundedAmount", is(0)).body("status", is("PAID"));
+        Auth.operator().get("/orders/" + scene.orderId()).then().body("refundedAmount", is(0));
     }
 
     @Test
