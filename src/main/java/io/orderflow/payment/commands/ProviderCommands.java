@@ -120,6 +120,37 @@ public class ProviderCommands {
     }
 
     /**
+     * The cancels owed by a PAY that replaced its order's pending attempts (the shopper switched provider): each
+     * replaced attempt's payment is closed at its provider by a durable command, written in the PAY's statement
+     * beside the {@code REPLACED} mark — from the same snapshot, the attempts the mark changes — so that no crash
+     * after the commit leaves a replaced payment payable. One per payment, as every cancel.
+     */
+    public static SameStatementWrite cancelOfReplaced(UUID replacedBy, Instant at) {
+        return SameStatementSql.of(INSERT + " select gen_random_uuid(), 'CANCEL', r.id, p.provider, p.reference,"
+                + " null, p.amount, p.currency, 'PENDING', 0, cast(:y_at as timestamptz), cast(:y_at as timestamptz),"
+                + " cast(:y_at as timestamptz) from %s r join payment_attempts p on p.order_id = r.id"
+                + " where p.state = 'PENDING' and p.reference is not null and p.id <> cast(:y_by as uuid)"
+                + " on conflict do nothing", "y_by", replacedBy, "y_at", at);
+    }
+
+    /**
+     * The cancel owed for a payment a PAY created and then did not move its order with (another request won the
+     * compare-and-set): a statement of its own, since the PAY's wrote nothing. Written only while no attempt has the
+     * PAY's attempt id: a copy of the same PAY (the same key, so the same attempt and payment) that won handed that
+     * very payment to the shopper.
+     */
+    public Uni<Void> cancelAbandoned(UUID orderId, UUID attemptId, String provider, String reference, long amount,
+            String currency, Instant at) {
+        return db.run(session -> session.createNativeQuery(INSERT + " select gen_random_uuid(), 'CANCEL', :order,"
+                        + " :provider, :reference, null, :amount, :currency, 'PENDING', 0, cast(:at as timestamptz),"
+                        + " cast(:at as timestamptz), cast(:at as timestamptz) where not exists (select 1 from"
+                        + " payment_attempts where id = :attempt) on conflict do nothing")
+                .setParameter("order", orderId).setParameter("provider", provider).setParameter("reference", reference)
+                .setParameter("amount", amount).setParameter("currency", currency).setParameter("at", at)
+                .setParameter("attempt", attemptId).executeUpdate()).replaceWithVoid();
+    }
+
+    /**
      * Claims up to {@code limit} due refunds: each is pushed {@code lease} into the future, counted as tried and
      * given a new claim token, so another replica skips it now and retries it if this one dies before recording the
      * outcome — and this one's late outcome, once another has claimed it, is refused by {@link #settle}. Native SQL, as

@@ -103,6 +103,8 @@ public class CancelCommands {
     }
 
     private Uni<Boolean> retry(ProviderCommands.Cancel cancel, String outcome) {
+        LOG.warnf("%s: the cancel of %s (order %s) came to %s; it stays owed and is tried again later",
+                cancel.provider(), cancel.paymentReference(), cancel.orderId(), outcome);
         return settle(cancel, "SENT", outcome, RetryBackoff.after(config, cancel.tries()));
     }
 
