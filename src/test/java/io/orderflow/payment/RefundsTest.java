@@ -29,6 +29,10 @@ import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import io.orderflow.support.Await;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import io.orderflow.support.RowLocks;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -454,6 +458,42 @@ class RefundsTest extends SandboxedProviderTest {
         assertEquals(before + 3, Meters.count(registry, "orderflow.payments.anomalies", "kind", "refund-mismatch"));
         Auth.operator().get("/orders/" + id).then().body("refundedAmount", is(0)).body("status", is("PAID"));
         Auth.operator().get("/orders/" + scene.orderId()).then().body("refundedAmount", is(0));
+    }
+
+    /**
+     * A refund and a CANCEL of a paid order racing: the refund commits while the CANCEL's statement waits for the
+     * capture's row, so the CANCEL's snapshot misses it. The CANCEL reads what is left under the row's lock and owes
+     * exactly that: both answered, no 500, no check violation (issue 43, item 4).
+     */
+    @Test
+    void shouldDecideARefundRacingACancelOfAPaidOrderInTheCancelsStatement() throws Exception {
+        Scene scene = scene("racing", false);
+        String id = scene.orderId();
+        CompletableFuture<Response> refunding;
+        CompletableFuture<Response> cancelling;
+        try (CapturedLog log = CapturedLog.start();
+                RowLocks capture = RowLocks.onRows("select 1 from payment_captures where txn_id = ? for update",
+                        scene.charge())) {
+            // the refund's statement takes its snapshot and waits for the capture; then the CANCEL's does the same
+            refunding = CompletableFuture.supplyAsync(() -> refund(id, 1500, newKey()));
+            capture.awaitWaiters(1, "the refund waiting for the capture's row");
+            cancelling = CompletableFuture.supplyAsync(() -> post(id, "cancel", Map.of()));
+            // queued behind the refund, the CANCEL is blocked by the refund's session rather than by this test's
+            Await.until(() -> Sql.count("select count(*) from pg_stat_activity where state = 'active'"
+                    + " and wait_event_type = 'Lock' and datname = current_database()") == 2,
+                    "the CANCEL waiting for the capture's row behind the refund");
+            capture.release();
+
+            refunding.get(30, TimeUnit.SECONDS).then().statusCode(202);
+            cancelling.get(30, TimeUnit.SECONDS).then().statusCode(200).body("status", is("REFUND_PENDING"));
+            assertEquals(List.of(), log.atLeast(Level.SEVERE), "no ERROR");
+        }
+        assertEquals(List.of(1500L, 2500L), Sql.strings("select cast(amount as text) from refunds where order_id = ?"
+                + " and status = 'PENDING' order by amount", UUID.fromString(id)).stream().map(Long::valueOf).toList(),
+                "the cancel owes what the refund left, no more");
+        assertEquals(CAPTURED, Sql.count("select refund_held from payment_captures where txn_id = ?", scene.charge()));
+        assertEquals(2, Sql.count("select count(*) from provider_commands where order_id = ? and kind = 'REFUND'",
+                UUID.fromString(id)));
     }
 
     @Test

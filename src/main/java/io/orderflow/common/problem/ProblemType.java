@@ -38,6 +38,8 @@ public enum ProblemType {
     REFUND_NOT_ALLOWED("refund-not-allowed", "The order holds no capture that can be refunded", 409),
     REFUND_EXCEEDS_CAPTURE("refund-exceeds-capture",
             "The refund is more than what is left to refund of the order's capture", 409),
+    CONFLICTING_WRITE("conflicting-write",
+            "A rule of the stored data refused the write (another request changed it first); nothing was written", 409),
     SERVICE_UNAVAILABLE("service-unavailable", "The service cannot take the request right now; retry later", 503),
     INTERNAL("internal", "Internal error", 500);
 
