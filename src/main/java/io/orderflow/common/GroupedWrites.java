@@ -170,11 +170,12 @@ public final class GroupedWrites<S, T, R> {
                 refuse(waiting, Shed.FULL);
                 return;
             }
-            if (context != null) {
-                // no batch may be leaving for a while (the statements in flight wait on locks): the deadline fires
+            drain(lane);
+            if (context != null && lane.waiting() > 0) {
+                // it may be waiting, and no batch may leave for a while (the statements in flight wait on locks):
+                // its deadline fires on its own (a write that left at once, as at low load, needs no timer)
                 context.owner().setTimer(Math.max(1, wait.toMillis()), fired -> expire(lane));
             }
-            drain(lane);
         });
     }
 
