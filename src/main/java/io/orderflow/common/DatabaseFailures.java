@@ -94,6 +94,15 @@ public final class DatabaseFailures {
         return state != null && state.startsWith("22");
     }
 
+    /**
+     * SQLSTATE class 23 (integrity constraint violation: a unique, check, foreign key or not-null rule refused the
+     * row).
+     */
+    public static boolean isIntegrityViolation(Throwable failure) {
+        String state = sqlState(failure);
+        return state != null && state.startsWith("23");
+    }
+
     /** Class 22 or 23: the row's own values or a constraint refused it; another row of a batch may well pass. */
     public static boolean isRowRefused(Throwable failure) {
         String state = sqlState(failure);

@@ -4,14 +4,17 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemMapper;
+import io.orderflow.common.problem.ProblemType;
 import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -28,7 +31,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Group commit for one kind of write: while {@code maxInFlight} statements of one shape are already at PostgreSQL,
- * the writes that arrive queue up and leave together, as ONE multi-row statement and one commit. Nothing waits for
+ * the writes that arrive queue up and leave together, as ONE multi-row statement and one commit. The queue is
+ * bounded ({@code maxWaiting}: a write beyond it is refused at once) and every waiting write has a deadline
+ * ({@code maxWait}: past it, it is refused and never sent), both answered as load shedding answers, 503 with
+ * Retry-After: the database's own shedding counts the statements sent, not the writes waiting here. Nothing waits for
  * a timer: at low load every write goes at once, alone, as its own single statement, so its latency is unchanged;
  * under load a batch is what arrived while the previous statements ran.
  *
@@ -56,15 +62,21 @@ public final class GroupedWrites<S, T, R> {
         Uni<Map<Object, R>> run(S shape, List<T> writes);
     }
 
-    /** One write waiting for its batch: how to run it alone, and where its result goes. */
+    /**
+     * One write waiting for its batch: how to run it alone, where its result goes, and the moment past which it is
+     * no longer sent ({@link System#nanoTime()}).
+     */
     private record Waiting<T, R>(Object identity, T write, Supplier<Uni<R>> alone, Context context,
-            UniEmitter<? super R> result) {
+            UniEmitter<? super R> result, long deadline) {
     }
 
     private final String kind;
     private final BatchStatement<S, T, R> batchStatement;
     private final IntSupplier maxRows;
     private final IntSupplier maxInFlight;
+    private final IntSupplier maxWaiting;
+    private final Supplier<Duration> maxWait;
+    private final Map<Shed, Counter> shed = new EnumMap<>(Shed.class);
     private final Map<S, Lane> lanes = new ConcurrentHashMap<>();
     private final DistributionSummary rows;
     private final Counter fallbacks;
@@ -102,17 +114,34 @@ public final class GroupedWrites<S, T, R> {
         }
     }
 
+    /** Why a write was refused before it was sent, counted in {@code <metrics>.shed{why}}. */
+    enum Shed {
+        /** Its lane's queue held {@code maxWaiting} writes already. */
+        FULL,
+        /** It waited {@code maxWait} for its batch. */
+        DEADLINE
+    }
+
     /**
-     * @param metrics the meters' name prefix: {@code <metrics>.rows}, {@code .fallbacks}, {@code .failures} and
-     *        {@code .waiting}
+     * @param metrics the meters' name prefix: {@code <metrics>.rows}, {@code .fallbacks}, {@code .failures},
+     *        {@code .shed} and {@code .waiting}
      * @param kind what is written, in plural, for the meters' descriptions ("transitions")
+     * @param maxWaiting how many writes a lane's queue holds; beyond it a write is refused at once (503)
+     * @param maxWait how long a write waits for its batch; past it, it is refused (503) and never sent
      */
     public GroupedWrites(String metrics, String kind, BatchStatement<S, T, R> batchStatement, IntSupplier maxRows,
-            IntSupplier maxInFlight, MeterRegistry registry) {
+            IntSupplier maxInFlight, IntSupplier maxWaiting, Supplier<Duration> maxWait, MeterRegistry registry) {
         this.kind = kind;
         this.batchStatement = batchStatement;
         this.maxRows = maxRows;
         this.maxInFlight = maxInFlight;
+        this.maxWaiting = maxWaiting;
+        this.maxWait = maxWait;
+        for (Shed why : Shed.values()) {
+            shed.put(why, Counter.builder(metrics + ".shed").tag("why", why.name().toLowerCase(Locale.ROOT))
+                    .description("Writes refused (503) before they were sent: a full queue, or a wait past its deadline: "
+                            + kind).register(registry));
+        }
         this.rows = DistributionSummary.builder(metrics + ".rows")
                 .description("Rows written by one statement under group commit: " + kind).register(registry);
         this.fallbacks = Counter.builder(metrics + ".fallbacks")
@@ -133,9 +162,34 @@ public final class GroupedWrites<S, T, R> {
     public Uni<R> submit(S shape, Object identity, T write, Supplier<Uni<R>> alone) {
         Lane lane = lanes.computeIfAbsent(shape, Lane::new);
         return Uni.createFrom().emitter(emitter -> {
-            lane.add(new Waiting<>(identity, write, alone, Vertx.currentContext(), emitter));
+            Duration wait = maxWait.get();
+            Context context = Vertx.currentContext();
+            Waiting<T, R> waiting = new Waiting<>(identity, write, alone, context, emitter, System.nanoTime()
+                    + wait.toNanos());
+            if (!lane.add(waiting, maxWaiting.getAsInt())) {
+                refuse(waiting, Shed.FULL);
+                return;
+            }
             drain(lane);
+            if (context != null && lane.waiting() > 0) {
+                // it may be waiting, and no batch may leave for a while (the statements in flight wait on locks):
+                // its deadline fires on its own (a write that left at once, as at low load, needs no timer)
+                context.owner().setTimer(Math.max(1, wait.toMillis()), fired -> expire(lane));
+            }
         });
+    }
+
+    /** The writes of {@code lane} past their deadline leave its queue, refused; none of them is sent. */
+    private void expire(Lane lane) {
+        lane.expired(System.nanoTime()).forEach(waiting -> refuse(waiting, Shed.DEADLINE));
+    }
+
+    /** A 503 with Retry-After, as load shedding answers: nothing of the write was sent, so a retry is safe. */
+    private void refuse(Waiting<T, R> waiting, Shed why) {
+        shed.get(why).increment();
+        String detail = why == Shed.FULL ? "Too many " + kind + " are waiting for the database; retry shortly"
+                : "The database did not take this write in time; nothing was written: retry shortly";
+        deliver(waiting, null, new ProblemException(Problem.of(ProblemType.SERVICE_UNAVAILABLE, detail), "1"));
     }
 
     private double waiting() {
@@ -143,6 +197,7 @@ public final class GroupedWrites<S, T, R> {
     }
 
     private void drain(Lane lane) {
+        expire(lane);
         for (List<Waiting<T, R>> batch = lane.take(); batch != null; batch = lane.take()) {
             rows.record(batch.size());
             if (batch.size() == 1) {
@@ -233,8 +288,26 @@ public final class GroupedWrites<S, T, R> {
             this.shape = shape;
         }
 
-        synchronized void add(Waiting<T, R> waiting) {
+        /** False, adding nothing, when the queue already holds {@code max} writes. */
+        synchronized boolean add(Waiting<T, R> waiting, int max) {
+            if (queue.size() >= max) {
+                return false;
+            }
             queue.add(waiting);
+            return true;
+        }
+
+        /** Takes the writes whose deadline has passed out of the queue. */
+        synchronized List<Waiting<T, R>> expired(long now) {
+            List<Waiting<T, R>> expired = new ArrayList<>();
+            for (Iterator<Waiting<T, R>> it = queue.iterator(); it.hasNext();) {
+                Waiting<T, R> waiting = it.next();
+                if (now - waiting.deadline() >= 0) {
+                    expired.add(waiting);
+                    it.remove();
+                }
+            }
+            return expired;
         }
 
         /** The next batch (distinct identities, oldest first), or null when none may leave now. */

@@ -20,6 +20,14 @@ public interface SameStatementWrite {
     Map<String, Object> parameters();
 
     /**
+     * The name of the CTE this write is in the statement, for another write of the same statement to read its
+     * {@code returning} rows; null (the statement names it) when none does.
+     */
+    default String name() {
+        return null;
+    }
+
+    /**
      * The same write for many business rows at once (a group commit), or null when it cannot ride in one. It reads
      * the rows written from {@code rows} and each row's values of {@link #parameters} from {@code values}: a relation
      * with a column per parameter, named and typed as {@link #parameterTypes} says, and {@code id}, the business

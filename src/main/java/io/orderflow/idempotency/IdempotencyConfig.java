@@ -132,6 +132,14 @@ public interface IdempotencyConfig {
         /** Statements storing records at PostgreSQL at once; further records queue for the next batch. */
         @WithDefault("2")
         int maxInFlight();
+
+        /** Records waiting for their batch; one more is refused at once with 503 and Retry-After. */
+        @WithDefault("1024")
+        int maxWaiting();
+
+        /** The longest a record waits for its batch; past it, it is refused with 503 and never sent. */
+        @WithDefault("2s")
+        Duration maxWait();
     }
 
     interface Sweeper {

@@ -71,7 +71,7 @@ public class IdempotencyRepository {
         IdempotencyConfig.Records settings = config.records();
         this.grouped = settings.groupCommit();
         this.records = new GroupedWrites<>("orderflow.idempotency.batch", "dedup records", this::insertOrFindMany,
-                settings::maxRows, settings::maxInFlight, registry);
+                settings::maxRows, settings::maxInFlight, settings::maxWaiting, settings::maxWait, registry);
     }
 
     public Uni<DedupRecord> find(String scope, String key) {

@@ -17,6 +17,30 @@ public final class SameStatementSql {
     }
 
     /**
+     * A write the statement names {@code name}, so that the statement's other writes may read its {@code returning}
+     * rows (a data-modifying CTE cannot read another's effects on the tables, only its output).
+     */
+    public static SameStatementWrite named(String name, String sql, Object... pairs) {
+        SameStatementWrite write = withParameters(sql, Map.of(), pairs);
+        return new SameStatementWrite() {
+            @Override
+            public String sql(String rows) {
+                return write.sql(rows);
+            }
+
+            @Override
+            public Map<String, Object> parameters() {
+                return write.parameters();
+            }
+
+            @Override
+            public String name() {
+                return name;
+            }
+        };
+    }
+
+    /**
      * {@code write} (a refund's event, say) reading its rows from {@code relation}, SQL that names the moved rows with
      * {@code %s}; the relation's parameters as name, value pairs.
      */

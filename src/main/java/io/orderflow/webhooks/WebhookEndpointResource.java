@@ -25,6 +25,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
@@ -87,14 +88,17 @@ public class WebhookEndpointResource {
         this.config = config.webhooks();
     }
 
-    /** Idempotency-Key required: a retried registration answers the first endpoint, secret included. */
+    /**
+     * Idempotency-Key required: a retried registration answers the endpoint the first one made, as it is now (its
+     * current secret; 404 once deleted).
+     */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<Response> register(@RestHeader(IdempotencyKeys.HEADER) String key, Register body) {
         Register request = valid(body);
         Callers.Caller caller = callers.current();
         KeyedRequest keyed = new KeyedRequest(key, true, caller.scope(), "POST /webhook-endpoints", "",
-                bytes(request), RetentionTier.ORDERS, null, record -> created(endpoints.recorded(record)));
+                bytes(request), RetentionTier.ORDERS, null, record -> named(201, endpoints.recorded(record)));
         // the address rule inside the gate: a replay answers the first registration without a second DNS lookup
         return gate.execute(keyed, claim -> checked(request.url()).chain(() -> {
             WebhookEndpoints.Registration registration = new WebhookEndpoints.Registration(Ids.uuidV7(clock),
@@ -109,7 +113,7 @@ public class WebhookEndpointResource {
                         dispatcher.endpointsChanged();
                         return created(endpoint);
                     });
-        })).map(Reply::toResponse);
+        })).chain(this::asItIsNow).map(Reply::toResponse);
     }
 
     @GET
@@ -144,7 +148,8 @@ public class WebhookEndpointResource {
 
     /**
      * A new secret, shown in the answer; the old one keeps signing beside it for
-     * {@link EventsConfig.Webhooks#rotationOverlap()}. With an Idempotency-Key a retry answers the first rotation.
+     * {@link EventsConfig.Webhooks#rotationOverlap()}. With an Idempotency-Key a retry rotates nothing more and
+     * answers the endpoint as it is now (its current secret; 404 once deleted).
      */
     @POST
     @Path("{id}/rotate-secret")
@@ -152,7 +157,8 @@ public class WebhookEndpointResource {
         UUID endpointId = endpointId(id);
         Callers.Caller caller = callers.current();
         KeyedRequest keyed = new KeyedRequest(key, false, caller.scope(), "POST /webhook-endpoints/{id}/rotate-secret",
-                endpointId.toString(), new byte[0], RetentionTier.ORDERS, null, record -> shown(endpoints.recorded(record)));
+                endpointId.toString(), new byte[0], RetentionTier.ORDERS, null,
+                record -> named(200, endpoints.recorded(record)));
         return gate.execute(keyed, claim -> {
             Instant now = time.now();
             return endpoints.rotate(endpointId, WebhookSecrets.generate(), now.plus(config.rotationOverlap()), now,
@@ -166,7 +172,7 @@ public class WebhookEndpointResource {
                         dispatcher.endpointsChanged();
                         return shown(endpoint);
                     });
-        }).map(Reply::toResponse);
+        }).chain(this::asItIsNow).map(Reply::toResponse);
     }
 
     /** Enabled again (idempotent) when there is room; what it is still owed is sent at once. */
@@ -232,8 +238,43 @@ public class WebhookEndpointResource {
         return reply(200, endpoint, Map.of());
     }
 
+    /**
+     * An answer showing a secret: {@code Cache-Control: no-store}, so that the idempotency layer keeps it out of
+     * Redis and out of the replica's memory, as the record keeps it out of PostgreSQL; a repeat reads the endpoint.
+     */
     private Reply reply(int status, WebhookEndpoint endpoint, Map<String, String> headers) {
-        return new Reply(status, MediaType.APPLICATION_JSON, headers, bytes(WebhookEndpointView.of(endpoint, true)));
+        return new Reply(status, MediaType.APPLICATION_JSON, headers, bytes(WebhookEndpointView.of(endpoint, true)))
+                .withHeader("Cache-Control", "no-store");
+    }
+
+    /** What a stored record renders: which endpoint, read as it is now by {@link #asItIsNow}. */
+    private Reply named(int status, UUID endpointId) {
+        return new Reply(status, MediaType.APPLICATION_JSON, Map.of(), bytes(Map.of("id", endpointId)));
+    }
+
+    /**
+     * A repeat of a registration or a rotation (its record replayed, or a copy's answer handed over) answers the
+     * endpoint as it is now: its current secret while it exists, 404 once it was deleted. A first answer goes as it is.
+     */
+    private Uni<Reply> asItIsNow(Reply reply) {
+        if (!reply.isReplayed()) {
+            return Uni.createFrom().item(reply);
+        }
+        UUID endpointId = endpointIdOf(reply);
+        return endpoints.find(endpointId).map(endpoint -> {
+            if (endpoint == null) {
+                throw notFound(endpointId.toString());
+            }
+            return (reply.status() == 201 ? created(endpoint) : shown(endpoint)).replayed();
+        });
+    }
+
+    private UUID endpointIdOf(Reply reply) {
+        try {
+            return UUID.fromString(json.readTree(reply.body()).path("id").asText());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Register valid(Register body) {

@@ -17,8 +17,8 @@ import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
  * Registered endpoints in PostgreSQL ({@code webhook_endpoints}). Every write is one statement; a creation and a
- * rotation carry their request's idempotency record in it, so a retried request replays the first answer (and its
- * secret) instead of making a second endpoint or rotating twice. A deletion marks the row and cancels what it was
+ * rotation carry their request's idempotency record in it (the endpoint's id, no secret), so a retried request answers
+ * the endpoint as it is now instead of making a second endpoint or rotating twice. A deletion marks the row and cancels what it was
  * owed; nothing is deleted.
  */
 @ApplicationScoped
@@ -141,10 +141,13 @@ public class WebhookEndpoints {
     record Enabled(WebhookEndpoint endpoint, boolean enabled) {
     }
 
-    /** Reads a creation's or rotation's row as its idempotency record kept it ({@code {id: null, endpoint}}). */
-    WebhookEndpoint recorded(String recordJson) {
+    /**
+     * The endpoint a creation's or rotation's idempotency record names ({@code {id: null, endpoint: {id}}}): the
+     * record keeps its id alone, never a secret; a replay answers the endpoint as it is now.
+     */
+    UUID recorded(String recordJson) {
         try {
-            return WebhookEndpoint.fromRow(json.readTree(recordJson).get("endpoint"));
+            return UUID.fromString(json.readTree(recordJson).path("endpoint").path("id").asText());
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
@@ -158,10 +161,12 @@ public class WebhookEndpoints {
         }
     }
 
-    /** The record keeps the row under {@code endpoint}; its order id is null, as an endpoint is of no order. */
+    /**
+     * The record keeps the endpoint's id under {@code endpoint}, and nothing else of it: no secret is kept for the
+     * record's seven days. Its order id is null, as an endpoint is of no order.
+     */
     private static String recorded(SameStatementWrite record) {
-        return record == null ? ""
-                : ", recorded as (" + record.sql("(select cast(null as uuid) as id, to_jsonb(x) as endpoint from r x)")
-                        + ")";
+        return record == null ? "" : ", recorded as (" + record.sql("(select cast(null as uuid) as id,"
+                + " jsonb_build_object('id', x.id) as endpoint from r x)") + ")";
     }
 }

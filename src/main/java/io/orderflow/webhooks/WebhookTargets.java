@@ -10,12 +10,15 @@ import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * Where a webhook may be sent. A webhook URL is user input aimed from inside the cluster (server-side request
  * forgery), so it must be http(s), carry no credentials, and every address its host resolves to must be public:
  * never loopback, link-local (cloud metadata at 169.254.169.254), private, unique-local, shared, unspecified,
- * multicast or reserved. The rule is applied at registration and again, after a fresh DNS lookup, before every
+ * multicast, documentation, benchmarking, IPv4-translated, Teredo or reserved; and an IPv4 literal must be spelled in
+ * plain dotted decimal (a leading zero is octal to some resolvers and decimal to others). A refusal never names the
+ * address a name resolved to. The rule is applied at registration and again, after a fresh DNS lookup, before every
  * delivery, which then connects to the very address checked: a name that later resolves elsewhere (DNS rebinding)
  * is caught. {@code events.webhooks.allow-private-targets} lifts the address rule, for development and tests only.
  */
@@ -23,6 +26,13 @@ import java.util.Locale;
 public class WebhookTargets {
 
     static final int MAX_URL = 2048;
+
+    /** A host made of numbers alone (decimal, octal, hex; one to four parts): how resolvers read IPv4 literals. */
+    private static final Pattern NUMERIC_HOST = Pattern.compile("(0x[0-9a-f]*|[0-9]+)(\\.(0x[0-9a-f]*|[0-9]+))*\\.?",
+            Pattern.CASE_INSENSITIVE);
+    /** The one spelling of an IPv4 address every resolver reads alike: four decimal octets, no leading zero. */
+    private static final Pattern DOTTED_DECIMAL = Pattern.compile(
+            "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}");
 
     /** Looks a host up; the JVM's resolver unless a test names another. */
     interface Resolver {
@@ -77,6 +87,12 @@ public class WebhookTargets {
         if (uri.getRawFragment() != null) {
             throw new Refused("url must not carry a fragment");
         }
+        String host = uri.getHost();
+        if (NUMERIC_HOST.matcher(host).matches() && !DOTTED_DECIMAL.matcher(host).matches()) {
+            // 0177.0.0.1, 010.0.0.1, 0x7f.1, 2130706433: the JVM reads leading zeros as decimal, the C library and
+            // curl as octal, so such a host means one address here and another to anything in between
+            throw new Refused("url's host must be a name or an IPv4 address in dotted decimal without leading zeros");
+        }
         return uri;
     }
 
@@ -97,8 +113,9 @@ public class WebhookTargets {
         if (!allowPrivate) {
             for (InetAddress address : addresses) {
                 if (internal(address)) {
-                    throw new Refused("url's host " + host + " resolves to " + address.getHostAddress()
-                            + ", an address inside a private, loopback, link-local or reserved range");
+                    // the address is not named: what an internal name resolves to is no one's business outside
+                    throw new Refused("url's host " + host + " resolves to an address inside a private, loopback,"
+                            + " link-local, documentation or reserved range");
                 }
             }
         }
@@ -122,6 +139,12 @@ public class WebhookTargets {
         if ((first & 0xfe) == 0xfc) {
             return true; // fc00::/7, unique local
         }
+        if (prefix(b, new int[] {0x20, 0x01, 0x00, 0x00}) || prefix(b, new int[] {0x20, 0x01, 0x0d, 0xb8})) {
+            return true; // 2001::/32, Teredo (an IPv4 server and client inside); 2001:db8::/32, documentation
+        }
+        if (allZero(b, 0, 8) && (b[8] & 0xff) == 0xff && (b[9] & 0xff) == 0xff && allZero(b, 10, 12)) {
+            return true; // ::ffff:0:a.b.c.d, IPv4-translated (SIIT): no address of the public internet
+        }
         if (first == 0x20 && (b[1] & 0xff) == 0x02) {
             return internalV4(Arrays.copyOfRange(b, 2, 6)); // 2002::/16, 6to4 around an IPv4 address
         }
@@ -139,7 +162,10 @@ public class WebhookTargets {
                 || (a0 == 169 && a1 == 254) // link-local, cloud metadata
                 || (a0 == 172 && (a1 & 0xf0) == 16) || (a0 == 192 && a1 == 168) // private
                 || (a0 == 192 && a1 == 0 && (b[2] & 0xff) == 0) // IETF protocol assignments
-                || (a0 == 198 && (a1 & 0xfe) == 18); // benchmarking
+                || (a0 == 192 && a1 == 0 && (b[2] & 0xff) == 2) // documentation, TEST-NET-1
+                || (a0 == 198 && a1 == 51 && (b[2] & 0xff) == 100) // documentation, TEST-NET-2
+                || (a0 == 203 && a1 == 0 && (b[2] & 0xff) == 113) // documentation, TEST-NET-3
+                || (a0 == 198 && (a1 & 0xfe) == 18); // benchmarking, 198.18.0.0/15
     }
 
     private static boolean prefix(byte[] b, int[] bytes) {

@@ -84,6 +84,8 @@ class ConcurrentPayTest extends SandboxedProviderTest {
         });
 
         server.verify(0, postRequestedFor(urlPathMatching("/v1/payment_intents/.*/cancel")));
+        assertEquals(0, Sql.count("select count(*) from provider_commands where order_id = ? and kind = 'CANCEL'",
+                UUID.fromString(id)), "no copy owes a cancel of the payment the winner handed out");
         String attempt = Sql.string("select cast(id as text) from payment_attempts where order_id = ?",
                 UUID.fromString(id));
         for (Response answer : answers) {

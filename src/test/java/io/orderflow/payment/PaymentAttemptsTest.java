@@ -19,6 +19,9 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import java.util.logging.Level;
+import io.orderflow.support.CapturedLog;
+import io.orderflow.payment.workers.RefundWorker;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -40,6 +43,14 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
 
     @Inject
     MeterRegistry registry;
+
+    @Inject
+    RefundWorker worker;
+
+    /** The worker's pass over the order's commands: the cancels a PAY's statement owes are sent by it. */
+    private void runWorker(String orderId) {
+        SandboxCalls.runWorker(worker, orderId);
+    }
 
     @Override
     protected String provider() {
@@ -171,6 +182,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
                         String.valueOf(AMOUNT), "eur", null))));
         String second = attemptOf(pay(id, "mockpay").then().body("status", is("PAYMENT_PENDING")).extract()
                 .response());
+        runWorker(id);
         assertEquals("REPLACED", attemptState(first));
         assertEquals("PENDING", attemptState(second));
         assertEquals(second, currentAttempt(id));
@@ -179,6 +191,44 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
                 + "/cancel")));
         Auth.operator().get("/orders/" + id + "/transitions").then()
                 .body("findAll { it.event == 'PAY' }.to", everyItem(is("PAYMENT_PENDING")));
+    }
+
+    /**
+     * The cancel of a replaced attempt is a durable command the PAY's own statement writes, retried until the provider
+     * closes the payment: no crash after the PAY's commit leaves the old payment payable, and a failed cancel is
+     * logged, not swallowed (issue 43, item 3).
+     */
+    @Test
+    void shouldOweTheCancelOfAReplacedAttemptAsACommandOfThePaysStatementAndRetryItUntilStripeClosesIt() {
+        String id = createOrder();
+        String intent = "pi_owed_" + id.substring(0, 8);
+        stubStripeIntent(intent);
+        String first = attemptOf(pay(id, "stripe"));
+        sandbox.server().stubFor(post(urlEqualTo("/v1/payment_intents/" + intent + "/cancel"))
+                .willReturn(StripeFixtures.error(503, "api_error", null)));
+
+        attemptOf(pay(id, "mockpay"));
+
+        assertEquals(1, Sql.count("select count(*) from provider_commands where order_id = ? and kind = 'CANCEL'"
+                + " and payment_reference = ? and state = 'PENDING'", UUID.fromString(id), intent),
+                "owed by the PAY's statement, before anything is sent");
+        try (CapturedLog log = CapturedLog.start()) {
+            runWorker(id);
+            assertEquals(1, log.atLeast(Level.WARNING).stream().filter(line -> line.contains(intent)
+                    && line.contains(id)).count(), log.atLeast(Level.WARNING).toString());
+        }
+        assertEquals("SENT", Sql.string("select state from provider_commands where order_id = ? and kind = 'CANCEL'",
+                UUID.fromString(id)), "Stripe did not answer: owed still");
+        sandbox.server().stubFor(post(urlEqualTo("/v1/payment_intents/" + intent + "/cancel")).willReturn(okJson(
+                StripeFixtures.intent(intent, "canceled", String.valueOf(AMOUNT), "eur", null))));
+        Sql.update("update provider_commands set next_at = now() - interval '1 second' where order_id = ?",
+                UUID.fromString(id));
+        runWorker(id);
+
+        assertEquals("DONE", Sql.string("select state from provider_commands where order_id = ? and kind = 'CANCEL'",
+                UUID.fromString(id)));
+        assertEquals("REPLACED", attemptState(first));
+        assertConsistent(id);
     }
 
     @Test
@@ -287,6 +337,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
                 .statusCode(200).body("status", is("CANCELLED"));
 
         paying.join().then().statusCode(409).body("type", is(TYPES + "illegal-transition"));
+        runWorker(id);
 
         sandbox.server().verify(1, postRequestedFor(urlEqualTo("/v1/payment_intents/" + intent + "/cancel")));
         assertEquals(0, Sql.count("select count(*) from payment_attempts where order_id = ?", UUID.fromString(id)));
@@ -304,6 +355,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
         stubStripeIntent("pi_from_wx_" + id.substring(0, 8));
 
         String stripeAttempt = attemptOf(Shoppers.pay(customer, id, "stripe"));
+        runWorker(id);
 
         var close = postRequestedFor(urlEqualTo("/v3/pay/transactions/out-trade-no/" + outTradeNo + "/close"))
                 .withRequestBody(matchingJsonPath("$.mchid", equalTo(WechatFixtures.MERCHANT_ID)));
@@ -332,6 +384,7 @@ class PaymentAttemptsTest extends SandboxedProviderTest {
         String wechatAttempt = attemptOf(Shoppers.pay(customer, id, "wechatpay"));
 
         String stripeAttempt = attemptOf(toStripe.join());
+        runWorker(id);
 
         // Stripe's PAY replaced the WeChat attempt in its statement: that is the one closed at its provider
         sandbox.server().verify(1, postRequestedFor(urlEqualTo("/v3/pay/transactions/out-trade-no/"

@@ -179,6 +179,49 @@ class RefundCommandsTest extends SandboxedProviderTest {
                 UUID.fromString(id)), "asked again later");
     }
 
+    /** A look-up Stripe refuses (a revoked key) says nothing about the refund: owed still, nothing sent (issue 43). */
+    @Test
+    void shouldKeepARefundOwedAndSendNothingWhenTheLookUpPastTheKeyWindowIsRefused() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String charge = "ch_revoked_" + suffix;
+        String command = cancelledADayAgo("pi_revoked_" + suffix, charge, null, false, null);
+        String id = orderOf(command);
+        server.stubFor(WireMock.get(urlPathEqualTo("/v1/refunds")).willReturn(StripeFixtures.error(401,
+                "invalid_request_error", null)));
+
+        runWorker(id);
+
+        assertEquals(0, refundsSent().size());
+        assertEquals("SENT", Sql.string("select state from provider_commands where id = ?", UUID.fromString(command)));
+        assertEquals("PENDING", Sql.string("select status from refunds where id = ?", UUID.fromString(command)),
+                "a refused look-up is no refusal of the refund");
+    }
+
+    /** Stripe lists 100 refunds a page: the command's on a later page is found, not sent again (issue 43). */
+    @Test
+    void shouldFindTheCommandsRefundOnALaterPageInsteadOfSendingItAgain() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String charge = "ch_paged_" + suffix;
+        String intent = "pi_paged_" + suffix;
+        String command = cancelledADayAgo(intent, charge, null, false, null);
+        String id = orderOf(command);
+        String other = UUID.randomUUID().toString();
+        server.stubFor(WireMock.get(urlPathEqualTo("/v1/refunds")).withQueryParam("charge", equalTo(charge))
+                .withQueryParam("starting_after", absent()).willReturn(okJson("{\"object\":\"list\",\"data\":["
+                        + StripeFixtures.refund("re_p1_" + suffix, charge, intent, "1", "succeeded", other)
+                        + "],\"has_more\":true,\"url\":\"/v1/refunds\"}")));
+        server.stubFor(WireMock.get(urlPathEqualTo("/v1/refunds")).withQueryParam("starting_after",
+                equalTo("re_p1_" + suffix)).willReturn(okJson("{\"object\":\"list\",\"data\":["
+                        + StripeFixtures.refund("re_" + suffix, charge, intent, String.valueOf(AMOUNT), "succeeded",
+                                command) + "],\"has_more\":false,\"url\":\"/v1/refunds\"}")));
+
+        runWorker(id);
+
+        assertEquals(0, refundsSent().size(), "the refund was found on the second page: nothing is sent again");
+        assertEquals("re_" + suffix, Sql.string("select refund_id from provider_commands where id = ?",
+                UUID.fromString(command)));
+    }
+
     @Test
     void shouldOweOneRefundCommandWhenAPaidOrderIsCancelledAndSendItOnceKeyedByTheCommand() {
         String suffix = UUID.randomUUID().toString().substring(0, 8);

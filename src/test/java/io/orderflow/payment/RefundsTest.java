@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.payment.workers.RefundWorker;
 import io.orderflow.payment.reconcile.Reconciler;
 import io.orderflow.payment.refunds.RefundOutcomes;
+import io.orderflow.payment.StripeOrders.Scene;
 import io.orderflow.payment.stripe.StripeFixtures;
 import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.payment.wechatpay.WechatFixtures;
@@ -28,6 +29,10 @@ import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import io.orderflow.support.Await;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import io.orderflow.support.RowLocks;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,39 +68,12 @@ class RefundsTest extends SandboxedProviderTest {
         return StripeProvider.NAME;
     }
 
-    /** A Stripe order of 4000 paid with {@code charge}: PAY, then the signed success. */
-    private String paidWithStripe(String intent, String charge) {
-        String customer = newCustomer();
-        String id = createAs(customer, newKey(), Map.of("customerId", customer, "currency", "EUR",
-                "items", List.of(Map.of("sku", "SKU-1", "quantity", 1, "unitPrice", CAPTURED))))
-                .then().statusCode(201).extract().path("id");
-        server.stubFor(post("/v1/payment_intents").willReturn(okJson(StripeFixtures.intent(intent,
-                "requires_payment_method", String.valueOf(CAPTURED), "eur", null))));
-        Auth.customer(customer).contentType(ContentType.JSON).header("Idempotency-Key", newKey())
-                .body(Map.of("provider", "stripe")).post("/orders/" + id + "/pay").then().statusCode(200);
-        stripe(StripeFixtures.event("payment_intent.succeeded", StripeFixtures.intent(intent, "succeeded",
-                String.valueOf(CAPTURED), "eur", charge))).then().statusCode(200);
-        Auth.operator().get("/orders/" + id).then().body("status", is("PAID"));
-        return id;
-    }
-
-    private String deliveredWithStripe(String intent, String charge) {
-        String id = paidWithStripe(intent, charge);
-        post(id, "ship", shipBody()).then().statusCode(200);
-        post(id, "deliver", Map.of()).then().statusCode(200).body("status", is("DELIVERED"));
-        return id;
-    }
-
     private static Response stripe(String payload) {
-        return given().contentType("application/json; charset=utf-8")
-                .header("Stripe-Signature", StripeFixtures.signature(StripeFixtures.SECRET,
-                        Instant.now().getEpochSecond(), payload))
-                .body(payload.getBytes(StandardCharsets.UTF_8)).post("/payments/stripe/callbacks");
+        return StripeOrders.webhook(payload);
     }
 
     private static Response refund(String orderId, long amount, String key) {
-        return Auth.operator().contentType(ContentType.JSON).header("Idempotency-Key", key)
-                .body(Map.of("amount", amount, "reason", "returned item")).post("/orders/" + orderId + "/refunds");
+        return StripeOrders.refund(orderId, amount, key);
     }
 
     /** Stripe answers a refund of {@code amount} with refund {@code refundId}, still pending. */
@@ -116,16 +94,14 @@ class RefundsTest extends SandboxedProviderTest {
         SandboxCalls.runWorker(worker, orderId);
     }
 
-    /** An order paid (or delivered) through Stripe with its own charge and intent, named after {@code name}. */
-    private record Scene(String suffix, String charge, String intent, String orderId) {
-    }
-
+    /** An order of 4000 paid (or delivered) through Stripe with its own charge and intent, named after {@code name}. */
     private Scene scene(String name, boolean delivered) {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        String charge = "ch_" + name + "_" + suffix;
-        String intent = "pi_" + name + "_" + suffix;
-        return new Scene(suffix, charge, intent, delivered ? deliveredWithStripe(intent, charge)
-                : paidWithStripe(intent, charge));
+        Scene scene = StripeOrders.paid(server, name, CAPTURED);
+        if (delivered) {
+            post(scene.orderId(), "ship", shipBody()).then().statusCode(200);
+            post(scene.orderId(), "deliver", Map.of()).then().statusCode(200).body("status", is("DELIVERED"));
+        }
+        return scene;
     }
 
     /** A refund of {@code amount} issued and sent (Stripe answers it pending as {@code providerRefund}); its id. */
@@ -186,9 +162,9 @@ class RefundsTest extends SandboxedProviderTest {
 
     @Test
     void shouldAcceptOneOfTenConcurrentFullRefundsAndSendOneProviderRefund() {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        String id = paidWithStripe("pi_race_" + suffix, "ch_race_" + suffix);
-        stripeRefunds(CAPTURED, "re_race_" + suffix, "ch_race_" + suffix, "pi_race_" + suffix);
+        Scene scene = scene("race", false);
+        String id = scene.orderId();
+        stripeRefunds(CAPTURED, "re_race_" + scene.suffix(), scene.charge(), scene.intent());
 
         List<Integer> statuses = Concurrently.map(IntStream.range(0, 10).boxed().toList(), 10,
                 i -> refund(id, CAPTURED, newKey()).statusCode());
@@ -200,10 +176,34 @@ class RefundsTest extends SandboxedProviderTest {
         assertEquals(1, refundsSent().size());
     }
 
+    /** A customer reads the refunds of their order, but not the operator's name and note (issue 43, item 12). */
+    @Test
+    void shouldShowTheOrdersCustomerOnlyTheirOwnFieldsOfItsRefundsAndOperatorsAll() {
+        Scene scene = scene("shown", false);
+        String refundId = sent(scene, 1000, "re_shown_" + scene.suffix());
+        String customer = Sql.string("select customer_id from orders where id = ?", UUID.fromString(scene.orderId()));
+        String path = "/orders/" + scene.orderId() + "/refunds";
+        List<String> operatorOnly = List.of("issuedBy", "reason", "captureTxnId", "providerRefundId", "failureReason");
+
+        Map<String, Object> listed = Auth.customer(customer).get(path).then().statusCode(200).extract()
+                .jsonPath().getMap("items[0]");
+        Map<String, Object> one = Auth.customer(customer).get(path + "/" + refundId).then().statusCode(200)
+                .extract().jsonPath().getMap("$");
+        Map<String, Object> operators = Auth.operator().get(path + "/" + refundId).then().statusCode(200).extract()
+                .jsonPath().getMap("$");
+
+        for (Map<String, Object> shown : List.of(listed, one)) {
+            assertEquals(List.of(), operatorOnly.stream().filter(shown::containsKey).toList(), shown.toString());
+            assertEquals(List.of(refundId, 1000, "EUR", "PENDING", "stripe"), List.of(shown.get("id"),
+                    shown.get("amount"), shown.get("currency"), shown.get("status"), shown.get("provider")));
+        }
+        assertEquals(List.of("issuedBy", "reason", "captureTxnId", "providerRefundId"),
+                operatorOnly.stream().filter(operators::containsKey).toList(), "operators see them all");
+    }
+
     @Test
     void shouldReplayARepeatedRefundRequestAndSendNothingNew() {
-        String suffix = UUID.randomUUID().toString().substring(0, 8);
-        String id = paidWithStripe("pi_again_" + suffix, "ch_again_" + suffix);
+        String id = scene("again", false).orderId();
         String key = newKey();
         String first = refund(id, 1000, key).then().statusCode(202).extract().path("id");
 
@@ -416,6 +416,84 @@ class RefundsTest extends SandboxedProviderTest {
         Auth.operator().get("/orders/" + id).then().body("status", is("REFUNDED"))
                 .body("refundedAmount", is((int) AMOUNT));
         assertEquals(1, Sql.historyCount(id, "REFUND_COMPLETED"));
+    }
+
+    /**
+     * A report that names a refund of ours but another order, amount or currency is an anomaly, answered 2xx and
+     * decided once, and never settles the refund (issue 43, item 5).
+     */
+    @Test
+    void shouldRecordAMismatchAndSettleNothingWhenARefundReportDisagreesWithTheRefundItNames() {
+        String id = createOrder();
+        postKeyed(id, "pay", payBody(), newKey()).then().statusCode(200);
+        String txn = "txn-named-" + UUID.randomUUID();
+        Callbacks.deliver(Callbacks.success(id, AMOUNT, "EUR", txn)).then().statusCode(200);
+        String mocked = refund(id, 1000, newKey()).then().statusCode(202).extract().path("id");
+        runWorker(id);
+        String otherOrder = createOrder();
+        Scene scene = scene("named", false);
+        String striped = sent(scene, 1000, "re_named_" + scene.suffix());
+        double before = Meters.count(registry, "orderflow.payments.anomalies", "kind", "refund-mismatch");
+
+        String elsewhere = Callbacks.refund("REFUND_SUCCEEDED", otherOrder, 1000, txn, mocked);
+        for (int delivery = 0; delivery < 2; delivery++) { // re-sent: the first answer again
+            Callbacks.deliver(elsewhere).then().statusCode(200).body("outcome", is("refund-mismatch"))
+                    .header("Payment-Outcome", "refund-mismatch");
+        }
+        Callbacks.deliver(Callbacks.refund("REFUND_SUCCEEDED", id, 999, txn, mocked)).then().statusCode(200)
+                .body("outcome", is("refund-mismatch"));
+        stripe(StripeFixtures.event("evt_" + UUID.randomUUID(), "refund.updated", StripeFixtures.refund("re_named_"
+                + scene.suffix(), scene.charge(), scene.intent(), "1000", "succeeded", striped)
+                .replace("\"currency\":\"eur\"", "\"currency\":\"usd\""))).then().statusCode(200)
+                .header("Payment-Outcome", "refund-mismatch");
+
+        for (String refundId : List.of(mocked, striped)) {
+            Auth.operator().get("/orders/" + (refundId.equals(mocked) ? id : scene.orderId()) + "/refunds/"
+                    + refundId).then().body("status", is("PENDING"));
+        }
+        assertEquals(2, Sql.count("select count(*) from payment_anomalies where order_id = ? and kind ="
+                + " 'refund-mismatch'", UUID.fromString(id)));
+        assertEquals(1, Sql.count("select count(*) from payment_anomalies where order_id = ? and kind ="
+                + " 'refund-mismatch'", UUID.fromString(scene.orderId())));
+        assertEquals(before + 3, Meters.count(registry, "orderflow.payments.anomalies", "kind", "refund-mismatch"));
+        Auth.operator().get("/orders/" + id).then().body("refundedAmount", is(0)).body("status", is("PAID"));
+        Auth.operator().get("/orders/" + scene.orderId()).then().body("refundedAmount", is(0));
+    }
+
+    /**
+     * A refund and a CANCEL of a paid order racing: the refund commits while the CANCEL's statement waits for the
+     * capture's row, so the CANCEL's snapshot misses it. The CANCEL reads what is left under the row's lock and owes
+     * exactly that: both answered, no 500, no check violation (issue 43, item 4).
+     */
+    @Test
+    void shouldDecideARefundRacingACancelOfAPaidOrderInTheCancelsStatement() throws Exception {
+        Scene scene = scene("racing", false);
+        String id = scene.orderId();
+        CompletableFuture<Response> refunding;
+        CompletableFuture<Response> cancelling;
+        try (CapturedLog log = CapturedLog.start();
+                RowLocks capture = RowLocks.onRows("select 1 from payment_captures where txn_id = ? for update",
+                        scene.charge())) {
+            // the refund's statement takes its snapshot and waits for the capture; then the CANCEL's does the same
+            refunding = CompletableFuture.supplyAsync(() -> refund(id, 1500, newKey()));
+            capture.awaitWaiters(1, "the refund waiting for the capture's row");
+            cancelling = CompletableFuture.supplyAsync(() -> post(id, "cancel", Map.of()));
+            // queued behind the refund, the CANCEL is blocked by the refund's session rather than by this test's
+            Await.until(() -> Sql.count("select count(*) from pg_stat_activity where state = 'active'"
+                    + " and wait_event_type = 'Lock' and datname = current_database()") == 2,
+                    "the CANCEL waiting for the capture's row behind the refund");
+            capture.release();
+
+            refunding.get(30, TimeUnit.SECONDS).then().statusCode(202);
+            cancelling.get(30, TimeUnit.SECONDS).then().statusCode(200).body("status", is("REFUND_PENDING"));
+            assertEquals(List.of(), log.atLeast(Level.SEVERE), "no ERROR");
+        }
+        assertEquals(List.of(1500L, 2500L), Sql.strings("select cast(amount as text) from refunds where order_id = ?"
+                + " and status = 'PENDING' order by amount", UUID.fromString(id)).stream().map(Long::valueOf).toList(),
+                "the cancel owes what the refund left, no more");
+        assertEquals(CAPTURED, Sql.count("select refund_held from payment_captures where txn_id = ?", scene.charge()));
+        assertEquals(2, Sql.count("select count(*) from provider_commands where order_id = ? and kind = 'REFUND'",
+                UUID.fromString(id)));
     }
 
     @Test

@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * Row locks on orders, held by a transaction of the test's own as a slow writer would hold them, until
+ * Row locks (on orders, or on any rows a test selects), held by a transaction of the test's own as a slow writer would hold them, until
  * {@link #release()} or {@link #close()}. Tests use them to make the service's statements wait at PostgreSQL; they
  * count only the sessions their own locks block, so the service's background work waiting elsewhere never counts.
  */
@@ -29,17 +29,32 @@ public final class RowLocks implements AutoCloseable {
 
     /** Locks the rows of {@code orderIds} ({@code FOR UPDATE}) in a transaction left open. */
     public static RowLocks on(List<String> orderIds) {
+        return locking(connection -> {
+            for (String orderId : orderIds) {
+                lock(connection, "select 1 from orders where id = ?::uuid for update", orderId);
+            }
+        });
+    }
+
+    public static RowLocks on(String... orderIds) {
+        return on(List.of(orderIds));
+    }
+
+    /** Locks the rows {@code lockingSelect} ({@code ... for update}, its one parameter {@code id}) selects. */
+    public static RowLocks onRows(String lockingSelect, String id) {
+        return locking(connection -> lock(connection, lockingSelect, id));
+    }
+
+    private interface Locking {
+        void lock(Connection connection) throws SQLException;
+    }
+
+    private static RowLocks locking(Locking locking) {
         Connection connection = null;
         try {
             connection = Sql.connect();
             connection.setAutoCommit(false);
-            for (String orderId : orderIds) {
-                try (PreparedStatement select = connection.prepareStatement("select 1 from orders where id ="
-                        + " ?::uuid for update")) {
-                    select.setString(1, orderId);
-                    select.executeQuery().close();
-                }
-            }
+            locking.lock(connection);
             try (PreparedStatement select = connection.prepareStatement("select pg_backend_pid()");
                     ResultSet row = select.executeQuery()) {
                 row.next();
@@ -51,8 +66,11 @@ public final class RowLocks implements AutoCloseable {
         }
     }
 
-    public static RowLocks on(String... orderIds) {
-        return on(List.of(orderIds));
+    private static void lock(Connection connection, String lockingSelect, String id) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(lockingSelect)) {
+            select.setString(1, id);
+            select.executeQuery().close();
+        }
     }
 
     /** Waits until exactly {@code count} sessions wait on these locks; on failure, says what every session did. */

@@ -120,6 +120,15 @@ public class ProblemMapper {
             LOG.warnf("The database refused a value: %s", cause.toString());
             return Problem.of(ProblemType.INVALID_REQUEST, "A value in the request cannot be stored");
         }
+        if (DatabaseFailures.isIntegrityViolation(cause)) {
+            // a statement decides what it can (a refund that does not fit writes nothing); a constraint that still
+            // refuses a row met a race the statement did not foresee: a conflict, named, never a silent 500
+            LOG.warnf("A constraint refused a write (SQLSTATE %s, %s); answered 409 conflicting-write",
+                    DatabaseFailures.sqlState(cause), DatabaseFailures.constraint(cause));
+            return Problem.of(ProblemType.CONFLICTING_WRITE, "Another request changed what this one depends on, and"
+                    + " a rule of the stored data refused the write; nothing was written: read the resource and decide"
+                    + " again");
+        }
         if (DatabaseFailures.isTransient(cause)) {
             LOG.warnf("Transient failure answered with 503: %s", cause.toString());
             return Problem.of(ProblemType.SERVICE_UNAVAILABLE, "A dependency is unavailable; retry later");

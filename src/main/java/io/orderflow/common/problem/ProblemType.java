@@ -42,6 +42,8 @@ public enum ProblemType {
             "The cursor is older than the oldest event the feed still keeps; events after it were purged", 410),
     WEBHOOK_ENDPOINT_LIMIT("webhook-endpoint-limit", "As many webhook endpoints are enabled as the service allows",
             409),
+    CONFLICTING_WRITE("conflicting-write",
+            "A rule of the stored data refused the write (another request changed it first); nothing was written", 409),
     SERVICE_UNAVAILABLE("service-unavailable", "The service cannot take the request right now; retry later", 503),
     INTERNAL("internal", "Internal error", 500);
 

@@ -9,6 +9,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -54,6 +55,17 @@ public class GroupCommit {
          */
         @WithDefault("2")
         int maxInFlight();
+
+        /**
+         * Transitions of one shape waiting for their batch; one more is refused at once with 503 and Retry-After
+         * (the database's shedding, {@code orders.database.max-pending}, counts statements sent, not these).
+         */
+        @WithDefault("1024")
+        int maxWaiting();
+
+        /** The longest a transition waits for its batch; past it, it is refused with 503 and never sent. */
+        @WithDefault("2s")
+        Duration maxWait();
     }
 
     /** The lock key of a batch's row: its order's id. */
@@ -67,7 +79,7 @@ public class GroupCommit {
         this.db = db;
         this.config = config;
         this.writes = new GroupedWrites<>("orderflow.transitions.batch", "transitions", this::run, config::maxRows,
-                config::maxInFlight, registry);
+                config::maxInFlight, config::maxWaiting, config::maxWait, registry);
     }
 
     public boolean enabled() {

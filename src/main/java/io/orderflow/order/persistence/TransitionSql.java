@@ -77,7 +77,8 @@ public final class TransitionSql {
     public static Statement statement(TransitionSource source, OrderEvent event, Set<OrderField> changed,
             Set<OrderField> required, boolean amountGuard, List<SameStatementWrite> writes) {
         Shape shape = new Shape(source, event, Set.copyOf(changed), Set.copyOf(required), amountGuard,
-                writes.stream().map(source::write).toList());
+                IntStream.range(0, writes.size()).mapToObj(i -> "%s as (%s)".formatted(writes.get(i).name() != null
+                        ? writes.get(i).name() : "write" + i, source.write(writes.get(i)))).toList());
         return BUILT.get(shape, s -> build(s, changed, required, writes));
     }
 
@@ -143,9 +144,9 @@ public final class TransitionSql {
                 source.value(column.name(), column.type()))).collect(Collectors.joining()) : guards;
     }
 
+    /** The writes as CTEs, each {@code <name> as (<sql>)}: its own name, or {@code write<i>}. */
     private static String writes(List<String> writes) {
-        return IntStream.range(0, writes.size()).mapToObj(i -> ", write%d as (%s)".formatted(i, writes.get(i)))
-                .collect(Collectors.joining());
+        return writes.stream().map(write -> ", " + write).collect(Collectors.joining());
     }
 
     /** The order's history (oldest first) as JSON text, for the zero-row verdict. */

@@ -41,7 +41,12 @@ public class PaymentAnomaly {
         /** An event id the provider used before, now with other content: the first content stands. */
         EVENT_REUSED("event-reused"),
         /** Money a provider gave back that no refund of ours accounts for (a second provider refund for one). */
-        UNACCOUNTED_REFUND("unaccounted-refund");
+        UNACCOUNTED_REFUND("unaccounted-refund"),
+        /**
+         * A refund report naming a refund of ours with another order, capture, amount or currency: not applied, the
+         * refund not settled by it.
+         */
+        REFUND_MISMATCH("refund-mismatch");
 
         public final String label;
 

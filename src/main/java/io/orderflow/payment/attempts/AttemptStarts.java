@@ -7,6 +7,7 @@ import io.orderflow.order.OrderLookup;
 import io.orderflow.order.TransitionCommand;
 import io.orderflow.order.TransitionParticipant.Participation;
 import io.orderflow.order.domain.EventDetails;
+import io.orderflow.order.domain.Order;
 import io.orderflow.order.domain.OrderEvent;
 import io.orderflow.order.domain.OrderField;
 import io.orderflow.order.domain.OrderTransitions;
@@ -65,11 +66,11 @@ public class AttemptStarts {
                 return Uni.createFrom().item(Participation.NONE);
             }
             if (order.amount() == 0) {
-                return Uni.createFrom().item(participation(attemptId, provider, null, now));
+                return Uni.createFrom().item(participation(order, attemptId, provider, null, now));
             }
             return provider.createPayment(payment(attemptId, order.id(), order.amount(), order.currency()))
                     .map(outcome -> switch (outcome.status()) {
-                        case PROCESSED, PENDING -> participation(attemptId, provider, outcome.value(), now);
+                        case PROCESSED, PENDING -> participation(order, attemptId, provider, outcome.value(), now);
                         case ERROR -> throw ProblemException.of(ProblemType.PAYMENT_REFUSED,
                                 provider.name() + " refused to start the payment: " + outcome.message());
                         case CANCELED, UNDEFINED -> throw noAnswer(provider);
@@ -102,8 +103,8 @@ public class AttemptStarts {
         });
     }
 
-    private Participation participation(UUID attemptId, PaymentProvider provider, PaymentSession session,
-            Instant now) {
+    private Participation participation(Order order, UUID attemptId, PaymentProvider provider,
+            PaymentSession session, Instant now) {
         String reference = session == null ? null : session.reference();
         Map<String, Object> payment = paymentMember(attemptId, provider, session);
         Map<OrderField, Object> changes = new EnumMap<>(OrderField.class);
@@ -113,7 +114,8 @@ public class AttemptStarts {
         boolean forFrontEnd = session != null && session.customerAction() != null;
         return new Participation(PaymentWrites.started(attemptId, provider.name(), reference, now), changes,
                 forFrontEnd ? Map.of("payment", payment) : Map.of(),
-                moved -> cancellations.afterPay(moved, attemptId, provider, reference));
+                moved -> cancellations.afterPay(moved, order.id(), attemptId, provider, reference, order.amount(),
+                        order.currency()));
     }
 
     /** The {@code payment} member of PAY's answer: the attempt, and what the shop's front end needs, if anything. */

@@ -20,7 +20,6 @@ import org.hibernate.type.SqlTypes;
         query = "from PaymentAttemptEntity where provider = :provider and reference = :reference")
 @NamedQuery(name = PaymentAttemptEntity.OF_ORDER,
         query = "from PaymentAttemptEntity where orderId = :order order by createdAt, id")
-@NamedQuery(name = PaymentAttemptEntity.REPLACED_BY, query = "from PaymentAttemptEntity where replacedBy = :by")
 @NamedQuery(name = PaymentAttemptEntity.STUCK, query = "from PaymentAttemptEntity where state = 'PENDING'"
         + " and createdAt < :before and id > :after order by id")
 @NamedQuery(name = PaymentAttemptEntity.ANSWERED, query = "update PaymentAttemptEntity set lastAnswer = :answer,"
@@ -34,7 +33,6 @@ public class PaymentAttemptEntity {
     /** Named, so that Hibernate parses them at boot and never on the event loop. */
     static final String BY_REFERENCE = "PaymentAttempt.byReference";
     static final String OF_ORDER = "PaymentAttempt.ofOrder";
-    static final String REPLACED_BY = "PaymentAttempt.replacedBy";
     static final String MARK_FAILED = "PaymentAttempt.markFailed";
     static final String MARK_CANCELLED = "PaymentAttempt.markCancelled";
     static final String STUCK = "PaymentAttempt.stuck";

@@ -36,13 +36,6 @@ public class PaymentAttempts {
                 .setParameter("reference", reference).getSingleResultOrNull()).map(PaymentAttempts::attempt);
     }
 
-    /** The attempts the PAY that started attempt {@code by} replaced in its statement. */
-    public Uni<List<PaymentAttempt>> replacedBy(UUID by) {
-        return db.run(ResendSafety.READ,
-                session -> session.createNamedQuery(PaymentAttemptEntity.REPLACED_BY, PaymentAttemptEntity.class)
-                .setParameter("by", by).getResultList()).map(PaymentAttempts::attempts);
-    }
-
     /** A failure reported for an attempt that is no longer the order's current one: only the attempt changes. */
     public Uni<Void> markFailed(UUID attemptId, Instant at) {
         return db.run(session -> session.createNamedQuery(PaymentAttemptEntity.MARK_FAILED)

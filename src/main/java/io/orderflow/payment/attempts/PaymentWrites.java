@@ -4,6 +4,7 @@ import static io.orderflow.payment.SameStatementSql.of;
 
 import io.orderflow.common.SameStatementWrite;
 import io.orderflow.payment.SameStatementSql;
+import io.orderflow.payment.commands.ProviderCommands;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -26,8 +27,9 @@ final class PaymentWrites {
     }
 
     /**
-     * PAY's writes: the attempt, for the amount of the order that moved, and the order's previous pending attempt
-     * (when the shopper changed provider) marked replaced. (A data-modifying CTE must be top level, hence two.)
+     * PAY's writes: the attempt, for the amount of the order that moved, the order's previous pending attempt (when
+     * the shopper changed provider) marked replaced, and the cancel of its payment owed to its provider, a durable
+     * command ({@link ProviderCommands#cancelOfReplaced}). (A data-modifying CTE must be top level, hence three.)
      */
     static List<SameStatementWrite> started(UUID attemptId, String provider, String reference, Instant at) {
         return List.of(of("insert into payment_attempts (" + COLUMNS + ", created_at, updated_at)"
@@ -37,10 +39,11 @@ final class PaymentWrites {
                         // record, which the gate answers with the stored first answer, not on the attempt
                         + " on conflict (id) do nothing",
                 "a_id", attemptId, "a_provider", provider, "a_ref", reference, "a_at", at),
-                // the replaced attempts name the PAY that replaced them: it cancels exactly these afterwards
+                // the replaced attempts name the PAY that replaced them
                 of("update payment_attempts p set state = 'REPLACED', replaced_by = cast(:a_id as uuid),"
                         + " updated_at = cast(:a_at as timestamptz) from %s r where p.order_id = r.id"
-                        + " and p.state = 'PENDING'", "a_id", attemptId, "a_at", at));
+                        + " and p.state = 'PENDING'", "a_id", attemptId, "a_at", at),
+                ProviderCommands.cancelOfReplaced(attemptId, at));
     }
 
     /**

@@ -39,8 +39,19 @@ sealed interface RefundReportVerdict {
     record Unaccounted(UUID orderId, String providerRefund, String detail) implements RefundReportVerdict {
     }
 
-    /** From the report and the refund of ours it names ({@code ours} null when it names none of ours). */
-    static RefundReportVerdict of(Notification.Correlated report, RefundView ours) {
+    /**
+     * A report naming refund {@code refund} of ours that disagrees with it — another order, capture, amount or
+     * currency: an anomaly of the refund's order {@code orderId}; the refund is not settled by it.
+     */
+    record Mismatch(UUID orderId, UUID refund, String providerRefund, String detail) implements RefundReportVerdict {
+    }
+
+    /**
+     * From the report, the refund of ours it names ({@code ours} null when it names none of ours) and the order whose
+     * payment the report is about ({@code reportedOrder}: the order a mockpay event names, the order of the attempt a
+     * Stripe or WeChat Pay report names by its reference; null when the report names no payment of any order).
+     */
+    static RefundReportVerdict of(Notification.Correlated report, RefundView ours, UUID reportedOrder) {
         boolean succeeded = report instanceof Notification.RefundSucceeded;
         String providerRefund = providerRefund(report);
         if (ours == null) {
@@ -48,6 +59,13 @@ sealed interface RefundReportVerdict {
                 return new Ignored();
             }
             return success.captureId() == null ? new PaymentPath() : new NotOurs(success);
+        }
+        String disagreement = disagreement(report, ours, reportedOrder);
+        if (disagreement != null) {
+            return new Mismatch(ours.orderId(), ours.id(), providerRefund != null ? providerRefund : ours.id().toString(),
+                    "The report names refund " + ours.id() + " of order " + ours.orderId() + " (" + ours.amount() + " "
+                            + ours.currency() + " of " + ours.captureTxnId() + ") but " + disagreement
+                            + "; the refund is not settled by it");
         }
         if (providerRefund != null && ours.providerRefundId() != null
                 && !providerRefund.equals(ours.providerRefundId())) {
@@ -76,6 +94,25 @@ sealed interface RefundReportVerdict {
         }
         return paid == null ? new PaymentPath() : new Unaccounted(paid, named, "Refund " + named + " of "
                 + report.captureId() + " (" + report.amount() + ") gives back a capture the service issued no refund of");
+    }
+
+    /** How the report disagrees with the refund of ours it names, or null when it agrees in everything it says. */
+    static String disagreement(Notification.Correlated report, RefundView ours, UUID reportedOrder) {
+        if (report.subject() != null && !ours.orderId().equals(reportedOrder)) {
+            return reportedOrder == null ? "is about a payment of no order" : "is about order " + reportedOrder;
+        }
+        if (report instanceof Notification.RefundSucceeded success) {
+            if (success.captureId() != null && !success.captureId().equals(ours.captureTxnId())) {
+                return "gives back capture " + success.captureId();
+            }
+            if (success.amount() != null && success.amount() != ours.amount()) {
+                return "says " + success.amount();
+            }
+            if (success.currency() != null && !success.currency().equalsIgnoreCase(ours.currency())) {
+                return "says " + success.currency();
+            }
+        }
+        return null;
     }
 
     /** The refund id the provider gave the refund a report is about, if it says. */

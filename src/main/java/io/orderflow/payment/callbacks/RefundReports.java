@@ -6,6 +6,7 @@ import io.orderflow.order.OrderService;
 import io.orderflow.order.domain.OrderNotFoundException;
 import io.orderflow.payment.anomalies.Anomalies;
 import io.orderflow.payment.anomalies.PaymentAnomaly;
+import io.orderflow.payment.attempts.PaymentAttempts;
 import io.orderflow.payment.attempts.PaymentCaptures;
 import io.orderflow.payment.commands.ProviderCommands;
 import io.orderflow.payment.refunds.RefundOutcomes;
@@ -43,10 +44,12 @@ public class RefundReports {
     private final ProviderCommands commands;
     private final MicrosecondClock time;
     private final ProviderEventGate events;
+    private final PaymentAttempts attempts;
 
     public RefundReports(Refunds refunds, PaymentCaptures captures, RefundOutcomes outcomes, OrderService orders,
             Anomalies anomalies, Acknowledgements acks, ProviderCommands commands, MicrosecondClock time,
-            ProviderEventGate events) {
+            ProviderEventGate events, PaymentAttempts attempts) {
+        this.attempts = attempts;
         this.refunds = refunds;
         this.captures = captures;
         this.outcomes = outcomes;
@@ -68,8 +71,9 @@ public class RefundReports {
     Uni<Reply> decide(PaymentProvider provider, Notification.Correlated report, String actor,
             Supplier<Uni<Reply>> otherwise) {
         return ours(provider.name(), RefundReportVerdict.namedRefund(report), RefundReportVerdict.providerRefund(report))
-                .chain(refund -> {
-                    RefundReportVerdict verdict = RefundReportVerdict.of(report, refund);
+                .chain(refund -> reportedOrder(provider, report, refund).map(order -> RefundReportVerdict.of(report,
+                        refund, order)))
+                .chain(verdict -> {
                     if (verdict instanceof RefundReportVerdict.NotOurs notOurs) {
                         return captureOwners(provider.name(), notOurs.report());
                     }
@@ -90,7 +94,12 @@ public class RefundReports {
                             settled != null ? "applied" : "duplicate"));
         }
         if (verdict instanceof RefundReportVerdict.Unaccounted anomaly) {
-            return anomaly(provider, report, anomaly);
+            return anomaly(provider, report, anomaly.orderId(), anomaly.providerRefund(),
+                    PaymentAnomaly.Kind.UNACCOUNTED_REFUND, anomaly.detail());
+        }
+        if (verdict instanceof RefundReportVerdict.Mismatch mismatch) {
+            return anomaly(provider, report, mismatch.orderId(), mismatch.providerRefund(),
+                    PaymentAnomaly.Kind.REFUND_MISMATCH, mismatch.detail());
         }
         if (verdict instanceof RefundReportVerdict.Ignored) {
             return ignored(provider, report);
@@ -128,13 +137,28 @@ public class RefundReports {
     }
 
     /** Recorded once per event, like every decided report: a re-sent event gets the first answer. */
-    private Uni<Reply> anomaly(PaymentProvider provider, Notification.Correlated report,
-            RefundReportVerdict.Unaccounted anomaly) {
-        return events.once(provider, report, anomaly.orderId(), claim -> {
-            LOG.warnf("%s event %s of type %s: %s", provider.name(), report.id(), report.type(), anomaly.detail());
-            return anomalies.record(provider.name(), report.id(), anomaly.orderId(), anomaly.providerRefund(),
-                    PaymentAnomaly.Kind.UNACCOUNTED_REFUND, anomaly.detail())
-                    .chain(() -> acknowledged(provider, report, anomaly.orderId(), "unaccounted-refund"));
+    private Uni<Reply> anomaly(PaymentProvider provider, Notification.Correlated report, UUID orderId,
+            String providerRefund, PaymentAnomaly.Kind kind, String detail) {
+        return events.once(provider, report, orderId, claim -> {
+            LOG.warnf("%s event %s of type %s: %s", provider.name(), report.id(), report.type(), detail);
+            return anomalies.record(provider.name(), report.id(), orderId, providerRefund, kind, detail)
+                    .chain(() -> acknowledged(provider, report, orderId, kind.label));
         });
+    }
+
+    /**
+     * The order whose payment a report is about, to hold it against the refund of ours it names: the order a mockpay
+     * event names, or the order of the attempt a Stripe or WeChat Pay report names by its reference (null: none).
+     * Not asked when the report names no refund of ours.
+     */
+    private Uni<UUID> reportedOrder(PaymentProvider provider, Notification.Correlated report, RefundView ours) {
+        if (ours == null || report.subject() == null) {
+            return Uni.createFrom().nullItem();
+        }
+        if (report.subject() instanceof Notification.ByOrder byOrder) {
+            return Uni.createFrom().item(byOrder.orderId());
+        }
+        return attempts.findByReference(provider.name(), ((Notification.ByReference) report.subject()).reference())
+                .map(attempt -> attempt == null ? null : attempt.orderId());
     }
 }

@@ -56,46 +56,59 @@ public class ProviderCommands {
         this.db = db;
     }
 
-    /** What is left to refund of the moved order's capture, as the statement found it (none yet: all of it). */
-    private static final String LEFT = "(r.amount - coalesce((select s.refund_held from payment_captures s"
-            + " where s.provider = r.payment_provider and s.txn_id = r.payment_txn_id), 0))";
+    /** The name the statement gives the hold {@link #refundOwedBy} takes, which its other writes read. */
+    private static final String HOLD_NAME = "owed_hold";
 
-    private static final String OWED = " from %s r where r.status = 'REFUND_PENDING' and r.payment_txn_id is not null"
-            + " and " + LEFT + " > 0";
+    /**
+     * The capture of an order that moved to REFUND_PENDING, held whole now, with what was left of it before: read
+     * under the capture row's lock ({@code FOR UPDATE} follows a refund issued while the move waited for that lock),
+     * never from the statement's snapshot, which a refund committed meanwhile would make promise more than was
+     * captured.
+     */
+    private static final String HOLD = "update payment_captures k set refund_held = k.amount from (select c.provider,"
+            + " c.txn_id, c.amount - c.refund_held as left_amount from payment_captures c join %1$s m"
+            + " on c.order_id = m.id and c.provider = m.payment_provider and c.txn_id = m.payment_txn_id"
+            + " where m.status = 'REFUND_PENDING' for update of c) h where k.provider = h.provider"
+            + " and k.txn_id = h.txn_id and h.left_amount > 0 returning k.order_id, h.left_amount";
+
+    /**
+     * What each moved order owes back: what the hold found left, or — a capture this very statement records (a
+     * capture after a cancel), which holds its refund itself ({@code PaymentWrites.captured}) — the order's amount.
+     */
+    private static final String OWED = "(select h.order_id, h.left_amount from " + HOLD_NAME + " h union all"
+            + " select r.id, r.amount from %1$s r where r.status = 'REFUND_PENDING' and r.payment_txn_id is not null"
+            + " and not exists (select 1 from payment_captures s where s.provider = r.payment_provider"
+            + " and s.txn_id = r.payment_txn_id))";
 
     /** The refund a move to REFUND_PENDING owes, as a relation with the refunds table's columns (none: empty). */
     private static final String OWED_REFUND = "(select cast(:o_refund as uuid) as id, r.id as order_id,"
-            + " r.payment_provider as provider, r.payment_txn_id as capture_txn_id, " + LEFT + " as amount,"
+            + " r.payment_provider as provider, r.payment_txn_id as capture_txn_id, w.left_amount as amount,"
             + " r.currency, coalesce(r.cancel_reason, 'order cancelled') as reason, cast(:o_by as text) as issued_by,"
             + " 'PENDING' as status, cast(null as text) as provider_refund_id, cast(null as text) as failure_reason,"
-            + " cast(:o_at as timestamptz) as created_at, cast(:o_at as timestamptz) as updated_at" + OWED + ")";
+            + " cast(:o_at as timestamptz) as created_at, cast(:o_at as timestamptz) as updated_at from %1$s r"
+            + " join " + OWED + " w on w.order_id = r.id)";
 
     /**
      * The refund an order that moved to REFUND_PENDING owes for the capture that paid it (a CANCEL of a paid order,
      * a capture that arrived after a cancel): what is left of the capture (its amount minus refunds PENDING or
      * SUCCEEDED), as refund {@code refundId} and its provider command, issued by {@code issuedBy}. Rides in the
-     * transition's statement (three writes: a data-modifying CTE cannot read another's rows here, so each reads
-     * the moved row and the same snapshot). The capture's hold grows by what this refund gives back, re-read under
-     * the row's lock: a refund issued meanwhile makes it exceed the capture, and the check fails the move rather
-     * than promise more than was captured. (A capture recorded in the same statement holds its refund itself:
-     * {@code PaymentWrites.captured}.) The refund's {@code event} ({@code RefundEvents.written}) reads the same
-     * relation as its insert.
+     * transition's statement and is decided there: the capture is held whole, and what was left of it read, under
+     * the capture row's lock ({@link #HOLD}, a write the statement names, whose rows the others read), so a refund
+     * issued while the move waited is counted, not overrun (a refund racing a CANCEL of a paid order: one of 2500
+     * where 1500 was issued first, not a check violation). The refund's {@code event} ({@code RefundEvents.written})
+     * reads the same relation as its insert.
      */
     public static List<SameStatementWrite> refundOwedBy(UUID refundId, String issuedBy, Instant at,
             SameStatementWrite event) {
-        return List.of(
-                SameStatementSql.of("update payment_captures k set refund_held = k.refund_held + " + LEFT
-                        + " from %s r where r.status = 'REFUND_PENDING' and k.order_id = r.id"
-                        + " and k.provider = r.payment_provider and k.txn_id = r.payment_txn_id and " + LEFT + " > 0"),
+        return List.of(SameStatementSql.named(HOLD_NAME, HOLD),
                 SameStatementSql.of("insert into refunds (id, order_id, provider, capture_txn_id, amount, currency,"
                         + " reason, issued_by, status, provider_refund_id, failure_reason, created_at, updated_at)"
                         + " select * from " + OWED_REFUND + " f", "o_refund", refundId, "o_by", issuedBy, "o_at", at),
                 SameStatementSql.reading(event, OWED_REFUND, "o_refund", refundId, "o_by", issuedBy, "o_at", at),
                 SameStatementSql.of(INSERT + " select :o_refund, 'REFUND', r.id, r.payment_provider, a.reference,"
-                        + " r.payment_txn_id, " + LEFT + ", r.currency, 'PENDING', 0, cast(:o_at as timestamptz),"
-                        + " cast(:o_at as timestamptz), cast(:o_at as timestamptz) from %s r"
-                        + " left join payment_attempts a on a.id = r.payment_attempt_id"
-                        + " where r.status = 'REFUND_PENDING' and r.payment_txn_id is not null and " + LEFT + " > 0",
+                        + " r.payment_txn_id, w.left_amount, r.currency, 'PENDING', 0, cast(:o_at as timestamptz),"
+                        + " cast(:o_at as timestamptz), cast(:o_at as timestamptz) from %1$s r join " + OWED
+                        + " w on w.order_id = r.id left join payment_attempts a on a.id = r.payment_attempt_id",
                         "o_refund", refundId, "o_at", at));
     }
 
@@ -117,6 +130,37 @@ public class ProviderCommands {
                 + " cast(:x_at as timestamptz) from %s r join payment_attempts a on a.id = r.payment_attempt_id"
                 + " where r.status = 'CANCELLED' and a.state = 'PENDING' and a.reference is not null"
                 + " on conflict do nothing", "x_id", commandId, "x_at", at);
+    }
+
+    /**
+     * The cancels owed by a PAY that replaced its order's pending attempts (the shopper switched provider): each
+     * replaced attempt's payment is closed at its provider by a durable command, written in the PAY's statement
+     * beside the {@code REPLACED} mark — from the same snapshot, the attempts the mark changes — so that no crash
+     * after the commit leaves a replaced payment payable. One per payment, as every cancel.
+     */
+    public static SameStatementWrite cancelOfReplaced(UUID replacedBy, Instant at) {
+        return SameStatementSql.of(INSERT + " select gen_random_uuid(), 'CANCEL', r.id, p.provider, p.reference,"
+                + " null, p.amount, p.currency, 'PENDING', 0, cast(:y_at as timestamptz), cast(:y_at as timestamptz),"
+                + " cast(:y_at as timestamptz) from %s r join payment_attempts p on p.order_id = r.id"
+                + " where p.state = 'PENDING' and p.reference is not null and p.id <> cast(:y_by as uuid)"
+                + " on conflict do nothing", "y_by", replacedBy, "y_at", at);
+    }
+
+    /**
+     * The cancel owed for a payment a PAY created and then did not move its order with (another request won the
+     * compare-and-set): a statement of its own, since the PAY's wrote nothing. Written only while no attempt has the
+     * PAY's attempt id: a copy of the same PAY (the same key, so the same attempt and payment) that won handed that
+     * very payment to the shopper.
+     */
+    public Uni<Void> cancelAbandoned(UUID orderId, UUID attemptId, String provider, String reference, long amount,
+            String currency, Instant at) {
+        return db.run(session -> session.createNativeQuery(INSERT + " select gen_random_uuid(), 'CANCEL', :order,"
+                        + " :provider, :reference, null, :amount, :currency, 'PENDING', 0, cast(:at as timestamptz),"
+                        + " cast(:at as timestamptz), cast(:at as timestamptz) where not exists (select 1 from"
+                        + " payment_attempts where id = :attempt) on conflict do nothing")
+                .setParameter("order", orderId).setParameter("provider", provider).setParameter("reference", reference)
+                .setParameter("amount", amount).setParameter("currency", currency).setParameter("at", at)
+                .setParameter("attempt", attemptId).executeUpdate()).replaceWithVoid();
     }
 
     /**

@@ -26,11 +26,14 @@ public interface RefundsConfig {
     @WithDefault("10")
     int batchSize();
 
-    /** The wait before the first retry after a timeout or a 5xx; doubled for each further one. */
+    /**
+     * The longest wait before the first retry after a timeout or a 5xx; tripled for each further one. Each wait is
+     * drawn at random below it (full jitter), so commands that failed together are not retried together.
+     */
     @WithDefault("1s")
     Duration firstBackoff();
 
-    /** The longest wait between retries. */
+    /** The cap of the retry ceiling: no wait between retries is longer. */
     @WithDefault("10m")
     Duration maxBackoff();
 

@@ -68,16 +68,35 @@ public class RefundOutcomes {
     public Uni<RefundView> settle(String provider, String actor, UUID id, RefundView.Status status,
             String providerRefundId, String reason) {
         return refunds.settle(id, status, providerRefundId, reason, time.now()).call(settled -> {
-            if (settled != null) {
+            if (settled != null && status == RefundView.Status.FAILED) {
+                failed(provider, settled, reason);
+            } else if (settled != null) {
                 counter(provider, status).increment();
-                if (status == RefundView.Status.FAILED) {
-                    LOG.warnf("%s did not make refund %s of order %s (%d %s): %s; its amount is owed again",
-                            provider, id, settled.orderId(), settled.amount(), settled.currency(), reason);
-                }
             }
             return status == RefundView.Status.SUCCEEDED ? refunds.find(id).chain(r -> completeIfWhole(r, actor))
                     : Uni.createFrom().voidItem();
         });
+    }
+
+    /**
+     * The provider refused to make the refund that command {@code id} asked for (the worker's call answered ERROR):
+     * the command and its refund FAILED in one statement ({@link Refunds#failWhenSent}), fenced by the worker's
+     * {@code claim}; false when a newer claim holds the command. A refund failed here is counted and logged as any.
+     */
+    public Uni<Boolean> failedWhenSent(String provider, UUID id, UUID claim, String providerRefundId, String outcome,
+            String reason) {
+        return refunds.failWhenSent(id, claim, providerRefundId, outcome, reason, time.now()).map(failed -> {
+            if (failed.refund() != null) {
+                failed(provider, failed.refund(), reason);
+            }
+            return failed.claimHeld();
+        });
+    }
+
+    private void failed(String provider, RefundView refund, String reason) {
+        counter(provider, RefundView.Status.FAILED).increment();
+        LOG.warnf("%s did not make refund %s of order %s (%d %s): %s; its amount is owed again", provider,
+                refund.id(), refund.orderId(), refund.amount(), refund.currency(), reason);
     }
 
     /** The refund's order moves to REFUNDED once its refunds that succeeded add up to its capture. */

@@ -91,11 +91,13 @@ public class RefundResource {
         })).map(Reply::toResponse);
     }
 
+    /** The order's refunds; its customer sees only their own fields ({@link RefundView#forCustomer()}). */
     @GET
     public Uni<Items> list(@RestPath String id) {
         UUID orderId = orderId(id);
-        return orders.find(orderId, callers.current().owner()).chain(order -> refunds.ofOrder(orderId))
-                .map(Items::new);
+        Callers.Caller caller = callers.current();
+        return orders.find(orderId, caller.owner()).chain(order -> refunds.ofOrder(orderId))
+                .map(found -> new Items(found.stream().map(refund -> shownTo(caller, refund)).toList()));
     }
 
     @GET
@@ -103,14 +105,19 @@ public class RefundResource {
     public Uni<RefundView> get(@RestPath String id, @RestPath String refundId) {
         UUID orderId = orderId(id);
         UUID wanted = Ids.parseOrNull(refundId);
-        return orders.find(orderId, callers.current().owner())
+        Callers.Caller caller = callers.current();
+        return orders.find(orderId, caller.owner())
                 .chain(order -> wanted == null ? Uni.createFrom().nullItem() : refunds.find(wanted))
                 .map(refund -> {
                     if (refund == null || !refund.orderId().equals(orderId)) {
                         throw ProblemException.of(ProblemType.NOT_FOUND, "No refund " + refundId + " of order " + id);
                     }
-                    return refund;
+                    return shownTo(caller, refund);
                 });
+    }
+
+    private static RefundView shownTo(Callers.Caller caller, RefundView refund) {
+        return caller.operator() ? refund : refund.forCustomer();
     }
 
     /** Nothing was recorded: the order is not there (or not the caller's), holds no capture, or too little is left. */

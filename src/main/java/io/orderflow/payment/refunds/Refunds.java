@@ -58,6 +58,31 @@ public class Refunds {
             + " counted as (update orders o set refunded_amount = o.refunded_amount + s.amount from settled s"
             + " where s.status = 'SUCCEEDED' and o.id = s.order_id and o.status <> 'REFUNDED')";
 
+    /**
+     * The provider refused to make the refund its command asked for: the command FAILED (only while {@code claim}
+     * still holds it, as every worker outcome) and, in the same statement, its refund FAILED and its amount released
+     * from the capture, with the refund's event. One statement, so no crash leaves the command FAILED beside a refund
+     * still PENDING, its amount held for ever (neither the worker nor the janitor takes a FAILED command). A refund
+     * already settled (a notification came first) stays as it is; a double capture's command has no refund.
+     */
+    private static final String FAIL_SENT = "with command as (update provider_commands set state = 'FAILED',"
+            + " refund_id = coalesce(cast(:provider_refund as text), refund_id), last_outcome = :outcome,"
+            + " updated_at = cast(:now as timestamptz) where id = :id and claim = :claim returning *),"
+            + " recorded as (insert into provider_refunds (provider, refund_id, command_id, capture_txn_id, seen_at)"
+            + " select c.provider, cast(:provider_refund as text), c.id, c.capture_txn_id, cast(:now as timestamptz)"
+            + " from command c where cast(:provider_refund as text) is not null"
+            + " on conflict (provider, refund_id) do nothing),"
+            + " failed as (update refunds f set status = 'FAILED',"
+            + " provider_refund_id = coalesce(f.provider_refund_id, cast(:provider_refund as text)),"
+            + " failure_reason = cast(:reason as text), updated_at = cast(:now as timestamptz) from command c"
+            + " where f.id = c.id and f.status = 'PENDING' returning f.*),"
+            + " released as (update payment_captures k set refund_held = k.refund_held - s.amount from failed s"
+            + " where k.provider = s.provider and k.txn_id = s.capture_txn_id)";
+
+    /** What the worker's refusal statement answers: whether its claim held, and the refund it failed, if any. */
+    public record FailedWhenSent(boolean claimHeld, RefundView refund) {
+    }
+
     /** What is asked: {@code amount} of the order's capture back, for {@code reason}, by {@code issuedBy}. */
     public record Issue(UUID id, UUID orderId, long amount, String reason, String issuedBy, Instant at) {
     }
@@ -67,6 +92,7 @@ public class Refunds {
     private final SameStatementWrite event;
     private final String issueSql;
     private final String settleSql;
+    private final String failSentSql;
 
     public Refunds(Db db, ObjectMapper json, RefundEvents events) {
         this.db = db;
@@ -76,6 +102,8 @@ public class Refunds {
         this.issueSql = ISSUE + ", issued_event as (" + event.sql(ISSUED_ROWS) + ")";
         this.settleSql = SETTLE + ", settled_event as (" + event.sql(SETTLED_ROWS) + ") select * from "
                 + SETTLED_ROWS;
+        this.failSentSql = FAIL_SENT + ", failed_event as (" + event.sql("failed") + ") select"
+                + " cast((select count(*) from command) as int), (select cast(to_jsonb(f) as text) from failed f)";
     }
 
     /**
@@ -145,6 +173,30 @@ public class Refunds {
             event.parameters().forEach(query::setParameter);
             return query.getResultList();
         }).map(found -> found.isEmpty() ? null : found.get(0).toView());
+    }
+
+    /**
+     * The provider refused command {@code id}'s refund ({@link #FAIL_SENT}): the command and its refund FAILED in
+     * one statement, fenced by {@code claim}.
+     */
+    public Uni<FailedWhenSent> failWhenSent(UUID id, UUID claim, String providerRefundId, String outcome,
+            String reason, Instant at) {
+        return db.run(session -> {
+            var query = session.createNativeQuery(failSentSql, Object[].class).setParameter("id", id)
+                    .setParameter("claim", claim).setParameter("provider_refund", providerRefundId)
+                    .setParameter("outcome", outcome).setParameter("reason", reason).setParameter("now", at);
+            event.parameters().forEach(query::setParameter);
+            return query.getSingleResult();
+        }).map(row -> new FailedWhenSent(((Number) row[0]).intValue() == 1,
+                row[1] == null ? null : readRow((String) row[1])));
+    }
+
+    private RefundView readRow(String rowJson) {
+        try {
+            return ((RefundEntity) rows.readValue(rowJson)).toView();
+        } catch (IOException e) {
+            throw new UncheckedIOException("a refund that is not the table's JSON", e);
+        }
     }
 
     /** What is left to refund of the order's capture, or null when the order holds no refundable capture. */

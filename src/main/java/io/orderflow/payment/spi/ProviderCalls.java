@@ -89,7 +89,8 @@ public class ProviderCalls {
     public static <T> ProviderOutcome<T> outcomeOf(Throwable failure) {
         Throwable cause = ProblemMapper.unwrap(failure);
         if (cause instanceof ProviderDeclined declined) {
-            return ProviderOutcome.of(ProviderOutcome.Status.ERROR, declined.code(), declined.getMessage());
+            return new ProviderOutcome<>(ProviderOutcome.Status.ERROR, null, declined.code(), declined.getMessage(),
+                    declined.refusal());
         }
         if (cause instanceof ProviderUnavailable unavailable) {
             return ProviderOutcome.of(unavailable.mayHaveHappened() ? ProviderOutcome.Status.UNDEFINED
@@ -112,7 +113,8 @@ public class ProviderCalls {
         registry.counter("orderflow.payments.provider.calls", "provider", provider, "operation", operation,
                 "status", outcome.status().name().toLowerCase()).increment();
         if (!outcome.is(ProviderOutcome.Status.PROCESSED) && !outcome.is(ProviderOutcome.Status.PENDING)) {
-            LOG.warnf("%s %s: %s (%s) %s", provider, operation, outcome.status(), outcome.code(), outcome.message());
+            LOG.warnf("%s %s: %s%s (%s) %s", provider, operation, outcome.status(),
+                    outcome.refusal() == null ? "" : " " + outcome.refusal(), outcome.code(), outcome.message());
         }
     }
 }

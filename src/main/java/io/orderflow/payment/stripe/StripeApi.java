@@ -3,7 +3,9 @@ package io.orderflow.payment.stripe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.stripe.StripeClient;
 import com.stripe.exception.ApiConnectionException;
+import com.stripe.exception.AuthenticationException;
 import com.stripe.exception.IdempotencyException;
+import com.stripe.exception.PermissionException;
 import com.stripe.exception.RateLimitException;
 import com.stripe.exception.StripeException;
 import com.stripe.model.StripeObjectInterface;
@@ -15,6 +17,7 @@ import io.orderflow.payment.spi.PaymentRequest;
 import io.orderflow.payment.spi.ProviderCalls;
 import io.orderflow.payment.spi.ProviderDeclined;
 import io.orderflow.payment.spi.ProviderJson;
+import io.orderflow.payment.spi.ProviderOutcome;
 import io.orderflow.payment.spi.ProviderUnavailable;
 import io.orderflow.payment.spi.RefundRequest;
 import io.smallrye.mutiny.Uni;
@@ -31,6 +34,10 @@ final class StripeApi {
 
     static final String ATTEMPT_KEY = "orderflow-attempt-";
     static final String REFUND_KEY = "orderflow-refund-";
+    /** A refund of a charge already refunded in full: by whom is for a look-up to say. */
+    static final String CHARGE_ALREADY_REFUNDED = "charge_already_refunded";
+    /** Stripe's largest page of a list. */
+    static final long PAGE = 100;
 
     private final StripeClient client;
 
@@ -74,10 +81,17 @@ final class StripeApi {
         return call(() -> client.v1().refunds().retrieve(refundId));
     }
 
-    /** GET /v1/refunds?charge=...: the charge's refunds, to find the one a command made without knowing its id. */
-    Uni<JsonNode> listRefunds(String chargeId) {
-        RefundListParams params = RefundListParams.builder().setCharge(chargeId).setLimit(100L).build();
-        return call(() -> client.v1().refunds().list(params));
+    /**
+     * GET /v1/refunds?charge=...&limit=100[&starting_after=...]: one page of the charge's refunds, newest first, to
+     * find the one a command made without knowing its id; {@code after} is the last refund of the page before.
+     */
+    Uni<JsonNode> listRefunds(String chargeId, String after) {
+        RefundListParams.Builder params = RefundListParams.builder().setCharge(chargeId).setLimit(PAGE);
+        if (after != null) {
+            params.setStartingAfter(after);
+        }
+        RefundListParams built = params.build();
+        return call(() -> client.v1().refunds().list(built));
     }
 
     private static Uni<JsonNode> call(Callable<? extends StripeObjectInterface> request) {
@@ -107,9 +121,18 @@ final class StripeApi {
             // 409: a request with this key is still running at Stripe; 5xx: Stripe may have done the work
             return new ProviderUnavailable(code, message, true);
         }
-        if (e instanceof IdempotencyException) {
-            return new ProviderDeclined("idempotency_error", message);
+        if (e instanceof AuthenticationException || e instanceof PermissionException || e instanceof IdempotencyException
+                || (status != null && (status == 401 || status == 403 || status == 404))
+                || "resource_missing".equals(e.getCode())) {
+            // a revoked or mistyped key, a restricted key without the right, a charge of another account or mode,
+            // an Idempotency-Key reused with other parameters: Stripe did not judge the request, we could not ask
+            return new ProviderDeclined(e instanceof IdempotencyException ? "idempotency_error" : code, message,
+                    ProviderOutcome.Refusal.CANNOT_ASK);
         }
+        if (CHARGE_ALREADY_REFUNDED.equals(e.getCode())) {
+            return new ProviderDeclined(code, message, ProviderOutcome.Refusal.ALREADY_DONE);
+        }
+        // the request itself refused (charge_disputed, charge_expired_for_refund, amount_too_large...): final
         return new ProviderDeclined(code, message);
     }
 }

@@ -38,6 +38,8 @@ public class StripeProvider implements PaymentProvider {
 
     public static final String NAME = "stripe";
     private static final byte[] RECEIVED = "{\"received\":true}".getBytes(StandardCharsets.UTF_8);
+    /** How many pages of a charge's refunds a look-up reads (10,000 refunds) before it gives up, unanswered. */
+    private static final int MAX_PAGES = 100;
 
     private final ProviderCalls calls;
     private final ProblemMapper problems;
@@ -134,22 +136,40 @@ public class StripeProvider implements PaymentProvider {
 
     /**
      * By refund id when a previous call learnt it; otherwise among the charge's refunds, the one labelled with the
-     * command. None: {@link ProviderOutcome#notFound} — nothing was refunded for this command, it is safe to send.
-     * A list Stripe did not answer (429, no connection, circuit open) is a CANCELED of another code: not "none".
+     * command, page after page (Stripe lists 100 at most per page). None on any page:
+     * {@link ProviderOutcome#notFound} — nothing was refunded for this command, it is safe to send. A page Stripe did
+     * not answer (429, no connection, circuit open) is a CANCELED of another code: not "none".
      */
     @Override
     public Uni<ProviderOutcome<RefundState>> queryRefund(RefundRequest request) {
         if (request.refundId() != null) {
             return call("query-refund", () -> api.retrieveRefund(request.refundId()), StripeObjects::refund);
         }
-        String command = request.commandId().toString();
-        return call("query-refund", () -> api.listRefunds(request.captureId()), list -> {
-            for (JsonNode refund : list.path("data")) {
+        return refundOfCommand(request.captureId(), request.commandId().toString(), null, 1);
+    }
+
+    /** The page of the charge's refunds after {@code after}, and those after it while Stripe says it has more. */
+    private Uni<ProviderOutcome<RefundState>> refundOfCommand(String charge, String command, String after, int page) {
+        return call("query-refund", () -> api.listRefunds(charge, after), ProviderOutcome::processed).chain(listed -> {
+            if (!listed.is(ProviderOutcome.Status.PROCESSED)) {
+                return Uni.createFrom().item(new ProviderOutcome<RefundState>(listed.status(), null, listed.code(),
+                        listed.message(), listed.refusal()));
+            }
+            JsonNode refunds = listed.value().path("data");
+            for (JsonNode refund : refunds) {
                 if (command.equals(refund.path("metadata").path("command_id").asText(null))) {
-                    return StripeObjects.refund(refund);
+                    return Uni.createFrom().item(StripeObjects.refund(refund));
                 }
             }
-            return ProviderOutcome.notFound("Stripe has no refund for this command");
+            String last = refunds.isEmpty() ? null : StripeObjects.id(refunds.get(refunds.size() - 1));
+            if (!listed.value().path("has_more").asBoolean(false) || last == null) {
+                return Uni.createFrom().item(ProviderOutcome.<RefundState>notFound(
+                        "Stripe has no refund for this command"));
+            }
+            return page < MAX_PAGES ? refundOfCommand(charge, command, last, page + 1)
+                    : Uni.createFrom().item(ProviderOutcome.<RefundState>of(ProviderOutcome.Status.UNDEFINED,
+                            "too-many-refunds", "Stripe lists more than " + MAX_PAGES + " pages of refunds of " + charge
+                                    + "; the command's was not on them"));
         });
     }
 

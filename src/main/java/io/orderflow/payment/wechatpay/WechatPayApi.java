@@ -26,6 +26,7 @@ import io.orderflow.payment.spi.PaymentRequest;
 import io.orderflow.payment.spi.ProviderCalls;
 import io.orderflow.payment.spi.ProviderDeclined;
 import io.orderflow.payment.spi.ProviderJson;
+import io.orderflow.payment.spi.ProviderOutcome;
 import io.orderflow.payment.spi.ProviderUnavailable;
 import io.orderflow.payment.spi.RefundRequest;
 import io.smallrye.mutiny.Uni;
@@ -48,6 +49,12 @@ import okhttp3.Request;
 final class WechatPayApi {
 
     static final String PRODUCTION = "https://api.mch.weixin.qq.com";
+    /**
+     * WeChat's error codes that refuse us, not the request: the signature (a wrong merchant key or serial), the
+     * merchant's rights or identity, an object it does not know (RESOURCE_NOT_EXISTS, 404).
+     */
+    private static final Set<String> CANNOT_ASK = Set.of("SIGN_ERROR", "NO_AUTH", "MCH_NOT_EXISTS",
+            "APPID_MCHID_NOT_MATCH", "MCHID_NOT_MATCH", "RESOURCE_NOT_EXISTS", "ORDER_NOT_EXIST", "REQUEST_BLOCKED");
     /** WeChat's error codes that mean "try again with the same parameters". */
     private static final Set<String> RETRYABLE = Set.of("SYSTEMERROR", "SYSTEM_ERROR", "BANKERROR",
             "FREQUENCY_LIMITED", "FREQUENCY_LIMIT_EXCEED");
@@ -182,6 +189,14 @@ final class WechatPayApi {
         if (status >= 500 || RETRYABLE.contains(code)) {
             return new ProviderUnavailable(code, detail, true);
         }
-        return new ProviderDeclined(code == null ? "http_" + status : code, detail);
+        String named = code == null ? "http_" + status : code;
+        if (status == 401 || status == 404 || CANNOT_ASK.contains(code)) {
+            // our signature or merchant refused, or an order of ours WeChat does not know (another merchant id):
+            // WeChat did not judge the request, we could not ask
+            return new ProviderDeclined(named, detail, ProviderOutcome.Refusal.CANNOT_ASK);
+        }
+        // the request itself refused (INVALID_REQUEST: more than is left to refund; NOT_ENOUGH: the merchant
+        // account cannot pay it; USER_ACCOUNT_ABNORMAL...): final
+        return new ProviderDeclined(named, detail);
     }
 }

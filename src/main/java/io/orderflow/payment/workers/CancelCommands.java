@@ -54,7 +54,8 @@ public class CancelCommands {
         }
         return provider.cancelPayment(cancel.paymentReference()).chain(outcome -> switch (outcome.status()) {
             case PROCESSED -> closed(provider, cancel, "PROCESSED");
-            case ERROR -> reconcile(provider, cancel, outcome);
+            case ERROR -> outcome.isDeclined() ? reconcile(provider, cancel, outcome) : cannotAsk(provider, cancel,
+                    outcome);
             case PENDING, CANCELED, UNDEFINED -> retry(cancel, outcome.status() + " " + outcome.code());
         });
     }
@@ -84,13 +85,27 @@ public class CancelCommands {
                 }));
     }
 
+    /**
+     * The provider would not let the service ask (a revoked key, another account's payment): nothing is known, the
+     * cancel stays owed and is tried again later. An operator must fix the settings.
+     */
+    private Uni<Boolean> cannotAsk(PaymentProvider provider, ProviderCommands.Cancel cancel,
+            ProviderOutcome<Void> refused) {
+        LOG.errorf("%s would not let the service cancel %s of order %s: %s %s; the cancel stays owed and is tried"
+                + " again later: check the provider's API key, its permissions and account", provider.name(),
+                cancel.paymentReference(), cancel.orderId(), refused.code(), refused.message());
+        return retry(cancel, "ERROR " + refused.refusal() + " " + refused.code());
+    }
+
     private Uni<Boolean> closed(PaymentProvider provider, ProviderCommands.Cancel cancel, String outcome) {
         return attempts.markCancelled(provider.name(), cancel.paymentReference(), time.now())
                 .chain(() -> settle(cancel, "DONE", outcome, null));
     }
 
     private Uni<Boolean> retry(ProviderCommands.Cancel cancel, String outcome) {
-        return settle(cancel, "SENT", outcome, RefundWorker.backoff(config, cancel.tries()));
+        LOG.warnf("%s: the cancel of %s (order %s) came to %s; it stays owed and is tried again later",
+                cancel.provider(), cancel.paymentReference(), cancel.orderId(), outcome);
+        return settle(cancel, "SENT", outcome, RetryBackoff.after(config, cancel.tries()));
     }
 
     /** Fenced by the claim, as a refund's outcome is ({@link ProviderCommands#settle}). */

@@ -1,19 +1,22 @@
 package io.orderflow.payment.workers;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.common.Lifecycle;
 import io.orderflow.common.MicrosecondClock;
 import io.orderflow.payment.PaymentProviders;
 import io.orderflow.payment.commands.ProviderCommands;
 import io.orderflow.payment.commands.RefundsConfig;
 import io.orderflow.payment.refunds.RefundOutcomes;
-import io.orderflow.payment.refunds.RefundView;
 import io.orderflow.payment.spi.PaymentProvider;
 import io.orderflow.payment.spi.ProviderOutcome;
 import io.orderflow.payment.spi.RefundRequest;
 import io.orderflow.payment.spi.RefundState;
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Function;
@@ -33,8 +36,12 @@ public class RefundWorker {
 
     private static final Logger LOG = Logger.getLogger(RefundWorker.class);
 
-    /** Who settles a refund the provider refused when asked to make it. */
-    static final String ACTOR = "refund-worker";
+    /** Refunds the provider would not let the service ask about, by provider and why: an operator's alarm. */
+    public static final String BLOCKED = "orderflow.payments.refunds.blocked";
+    static final String CANNOT_ASK = "cannot-ask";
+    static final String LOOK_UP_REFUSED = "look-up-refused";
+    /** The code of a refused look-up's outcome starts so. */
+    private static final String LOOK_UP = "look-up:";
 
     private final ProviderCommands commands;
     private final PaymentProviders providers;
@@ -45,8 +52,11 @@ public class RefundWorker {
     private final RefundOutcomes outcomes;
     private final CancelCommands cancels;
 
+    private final MeterRegistry registry;
+
     public RefundWorker(ProviderCommands commands, PaymentProviders providers, RefundsConfig config, MicrosecondClock time,
-            Lifecycle lifecycle, RefundOutcomes outcomes, CancelCommands cancels) {
+            Lifecycle lifecycle, RefundOutcomes outcomes, CancelCommands cancels, MeterRegistry registry) {
+        this.registry = registry;
         this.lifecycle = lifecycle;
         this.outcomes = outcomes;
         this.cancels = cancels;
@@ -54,6 +64,14 @@ public class RefundWorker {
         this.providers = providers;
         this.config = config;
         this.time = time;
+    }
+
+    /** Every series exists from startup, so an alert on blocked refunds has a zero to compare with. */
+    void register(@Observes StartupEvent started) {
+        for (String provider : providers.names()) {
+            blocked(provider, CANNOT_ASK);
+            blocked(provider, LOOK_UP_REFUSED);
+        }
     }
 
     @Scheduled(every = "${payments.refunds.every:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
@@ -102,38 +120,88 @@ public class RefundWorker {
             LOG.warnf("Refund command %s is for %s, which this replica does not offer; it is left to one that does",
                     refund.id(), refund.provider());
             return settle(refund, "SENT", null, "provider not offered by this replica",
-                    backoff(config, refund.tries()));
+                    RetryBackoff.after(config, refund.tries()));
         }
         RefundRequest request = refund.request();
         boolean pastWindow = refund.tries() > 1 && refund.createdAt() != null
                 && refund.createdAt().isBefore(now.minus(config.providerKeyWindow()));
-        return (pastWindow ? lookUpThenCreate(provider, request) : provider.createRefund(request)).chain(outcome -> {
+        return (pastWindow ? lookUpThenCreate(provider, request) : create(provider, request)).chain(outcome -> {
             String refundId = outcome.value() == null ? null : outcome.value().refundId();
             String what = outcome.status() + (outcome.code() == null ? "" : " " + outcome.code());
             return switch (outcome.status()) {
                 case PROCESSED, PENDING -> settle(refund, "DONE", refundId, what, null);
-                case ERROR -> {
-                    LOG.errorf("%s refused the refund of %s (command %s): %s", provider.name(),
-                            refund.captureTxnId(), refund.id(), outcome.code());
-                    // the command's refund (a double capture's has none) failed: owed again
-                    yield settle(refund, "FAILED", refundId, what, null).call(settled -> settled
-                            ? outcomes.settle(provider.name(), ACTOR, refund.id(), RefundView.Status.FAILED,
-                                    refundId, outcome.code() + ": " + outcome.message())
-                            : Uni.createFrom().voidItem());
-                }
-                case CANCELED, UNDEFINED -> settle(refund, "SENT", refundId, what, backoff(config, refund.tries()));
+                case ERROR -> outcome.isDeclined() ? failed(provider, refund, outcome, refundId, what)
+                        : cannotAsk(provider, refund, outcome, what);
+                case CANCELED, UNDEFINED -> settle(refund, "SENT", refundId, what,
+                        RetryBackoff.after(config, refund.tries()));
             };
         });
+    }
+
+    /** The provider refused this refund, or reports it failed: the command and its refund FAILED, owed again. */
+    private Uni<Boolean> failed(PaymentProvider provider, ProviderCommands.Refund refund,
+            ProviderOutcome<RefundState> outcome, String refundId, String what) {
+        LOG.errorf("%s refused the refund of %s (command %s): %s", provider.name(), refund.captureTxnId(),
+                refund.id(), outcome.code());
+        // one statement for both (a double capture's command has no refund row)
+        return outcomes.failedWhenSent(provider.name(), refund.id(), refund.claim(), refundId, what,
+                outcome.code() + ": " + outcome.message()).invoke(settled -> stale(refund, settled, what));
+    }
+
+    /**
+     * The provider would not let the service ask (a revoked or mistyped key, a missing permission, a charge of
+     * another account or mode), or refused the look-up: nothing is known of the refund, which stays owed and is tried
+     * again after the backoff. An operator must fix the settings: an ERROR line and
+     * {@code orderflow_payments_refunds_blocked_total{provider,reason}}.
+     */
+    private Uni<Boolean> cannotAsk(PaymentProvider provider, ProviderCommands.Refund refund,
+            ProviderOutcome<RefundState> outcome, String what) {
+        String reason = outcome.code() != null && outcome.code().startsWith(LOOK_UP) ? LOOK_UP_REFUSED : CANNOT_ASK;
+        blocked(provider.name(), reason).increment();
+        LOG.errorf("%s would not let the service ask about refund %s of %s (%s): %s %s; the refund stays owed and is"
+                + " tried again later: check the provider's API key, its permissions and account", provider.name(),
+                refund.id(), refund.captureTxnId(), reason, outcome.code(), outcome.message());
+        return settle(refund, "SENT", null, what, RetryBackoff.after(config, refund.tries()));
     }
 
     /**
      * Past the provider's key window a new call would make a new refund, so the command's refund is looked up first
      * and made only when the provider answers that there is none. A look-up that got no answer (rate-limited, never
-     * connected, circuit open) is not "none": the command is tried again later, and nothing is sent now.
+     * connected, circuit open) is not "none", nor is one the provider refused: the command is tried again later, and
+     * nothing is sent now.
      */
     public static Uni<ProviderOutcome<RefundState>> lookUpThenCreate(PaymentProvider provider, RefundRequest request) {
-        return provider.queryRefund(request).chain(found -> found.isNotFound() ? provider.createRefund(request)
+        return lookUp(provider, request).chain(found -> found.isNotFound() ? create(provider, request)
                 : Uni.createFrom().item(found));
+    }
+
+    /**
+     * Makes the command's refund. A provider that says the capture was refunded in full already (Stripe's
+     * {@code charge_already_refunded}) is asked for the capture's refunds: this command's among them is the answer;
+     * none of them is a refusal of this refund.
+     */
+    public static Uni<ProviderOutcome<RefundState>> create(PaymentProvider provider, RefundRequest request) {
+        return provider.createRefund(request).chain(created -> created.refusal() != ProviderOutcome.Refusal.ALREADY_DONE
+                ? Uni.createFrom().item(created)
+                : lookUp(provider, request).map(found -> found.isNotFound()
+                        ? new ProviderOutcome<RefundState>(ProviderOutcome.Status.ERROR, null, created.code(),
+                                created.message() + "; none of the capture's refunds is this command's",
+                                ProviderOutcome.Refusal.DECLINED)
+                        : found));
+    }
+
+    /**
+     * The command's refund at its provider. A look-up the provider refused (an ERROR that carries no refund: 401,
+     * 404) says nothing about the refund: it is a "could not ask", never the refund's failure.
+     */
+    private static Uni<ProviderOutcome<RefundState>> lookUp(PaymentProvider provider, RefundRequest request) {
+        return provider.queryRefund(request).map(found -> found.is(ProviderOutcome.Status.ERROR)
+                && found.value() == null ? new ProviderOutcome<RefundState>(ProviderOutcome.Status.ERROR, null,
+                        LOOK_UP + found.code(), found.message(), ProviderOutcome.Refusal.CANNOT_ASK) : found);
+    }
+
+    private Counter blocked(String provider, String reason) {
+        return registry.counter(BLOCKED, "provider", provider, "reason", reason);
     }
 
     /**
@@ -144,17 +212,13 @@ public class RefundWorker {
             Duration retryIn) {
         Instant now = time.now();
         return commands.settle(refund.id(), refund.claim(), state, refundId, outcome,
-                retryIn == null ? null : now.plus(retryIn), now).invoke(settled -> {
-            if (!settled) {
-                LOG.warnf("Refund command %s was claimed again while this replica called %s; its outcome (%s) is"
-                        + " left to the newer claim", refund.id(), refund.provider(), outcome);
-            }
-        });
+                retryIn == null ? null : now.plus(retryIn), now).invoke(settled -> stale(refund, settled, outcome));
     }
 
-    /** 1s, 2s, 4s ... capped at {@code max-backoff}. */
-    static Duration backoff(RefundsConfig config, int tries) {
-        Duration next = config.firstBackoff().multipliedBy(1L << Math.min(tries - 1, 20));
-        return next.compareTo(config.maxBackoff()) > 0 ? config.maxBackoff() : next;
+    private static void stale(ProviderCommands.Refund refund, boolean settled, String outcome) {
+        if (!settled) {
+            LOG.warnf("Refund command %s was claimed again while this replica called %s; its outcome (%s) is left"
+                    + " to the newer claim", refund.id(), refund.provider(), outcome);
+        }
     }
 }

@@ -35,6 +35,35 @@ class ProblemMapperTest {
         assertEquals(ProblemMapper.RETRY_AFTER_SECONDS, reply.headers().get("Retry-After"));
     }
 
+    /**
+     * Every integrity constraint violation (SQLSTATE class 23), whichever constraint of the schema refused the row,
+     * is a 409 conflicting-write, never a 500 (issue 43, item 4).
+     */
+    @ParameterizedTest
+    @MethodSource("constraintViolations")
+    void shouldAnswerAnIntegrityConstraintViolationWith409ConflictingWrite(Throwable failure) {
+        Reply reply = mapper.toReply(failure);
+        assertEquals(409, reply.status(), failure.toString());
+        assertEquals(ProblemType.CONFLICTING_WRITE.uri(), mapper.toProblem(failure).type());
+        assertEquals(false, reply.bodyText().contains("payment_captures"), "no constraint name: " + reply.bodyText());
+    }
+
+    static Stream<Throwable> constraintViolations() {
+        return Stream.of(pg("23514", "payment_captures_refund_held"), pg("23514", "refunds_amount_check"),
+                pg("23505", "provider_commands_one_cancel"), pg("23505", "payment_captures_pkey"),
+                pg("23503", "refunds_order_id_fkey"), pg("23502", null), pg("23P01", null),
+                new HibernateException(pg("23514", "payment_captures_refund_held")));
+    }
+
+    private static PgException pg(String state, String constraint) {
+        return new PgException("violates a constraint", "ERROR", state, null) {
+            @Override
+            public String getConstraint() {
+                return constraint;
+            }
+        };
+    }
+
     @ParameterizedTest
     @MethodSource("bugs")
     void shouldAnswerAFailureThatIsABugWith500(Throwable failure) {

@@ -109,7 +109,7 @@ class RefundReportVerdictTest {
         assertEquals(new Unaccounted(REFUNDING_ORDER, "re_9", "Refund re_9 of ch_1 (1999) is no refund the service sent"),
                 sent);
 
-        Unaccounted madeOtherwise = (Unaccounted) RefundReportVerdict.of(dashboard, ours("re_1"));
+        Unaccounted madeOtherwise = (Unaccounted) RefundReportVerdict.of(dashboard, ours("re_1"), OUR_ORDER);
         assertEquals(new Unaccounted(OUR_ORDER, "re_9", "Refund re_9 names refund " + OUR_REFUND
                 + ", which the provider made as re_1"), madeOtherwise);
     }
@@ -118,10 +118,57 @@ class RefundReportVerdictTest {
     void shouldSettleAFailureWithItsReason() {
         Notification.RefundFailed failed = new Notification.RefundFailed("evt_3", "refund.failed", null, "re_1",
                 OUR_REFUND, "expired_or_canceled_card");
-        Settle settle = (Settle) RefundReportVerdict.of(failed, ours("re_1"));
+        Settle settle = (Settle) RefundReportVerdict.of(failed, ours("re_1"), OUR_ORDER);
         assertEquals(RefundView.Status.FAILED, settle.status());
         assertEquals("expired_or_canceled_card", settle.reason());
         assertTrue(!settle.recordsProviderRefund(), "only a success records the provider's refund");
+    }
+
+    /**
+     * A report naming a refund of ours that disagrees with it in any of the order its payment belongs to, the capture,
+     * the amount or the currency is a mismatch, never a settlement (issue 43, item 5): every combination of each
+     * agreeing or not, for a success and a failure (which says no capture, amount or currency), by subject.
+     */
+    @Test
+    void shouldTakeAReportThatDisagreesWithTheRefundItNamesForAMismatchNeverASettlement() {
+        UUID otherOrder = UUID.fromString("00000000-0000-0000-0000-0000000000ee");
+        Notification.Subject bySomething = new Notification.ByReference("pi_1");
+        List<String> wrong = new ArrayList<>();
+        int cases = 0;
+        for (Kind kind : Kind.values()) {
+            for (UUID reportedOrder : new UUID[] {OUR_ORDER, otherOrder, null}) {
+                for (String capture : new String[] {"ch_1", "ch_2", null}) {
+                    for (Long amount : new Long[] {1999L, 2000L, null}) {
+                        for (String currency : new String[] {"EUR", "eur", "USD", null}) {
+                            Notification.Correlated report = kind == Kind.SUCCEEDED
+                                    ? new Notification.RefundSucceeded("evt", "refund.updated", bySomething, "re_1",
+                                            capture, amount, currency, OUR_REFUND)
+                                    : new Notification.RefundFailed("evt", "refund.failed", bySomething, "re_1",
+                                            OUR_REFUND, "declined");
+                            boolean agrees = OUR_ORDER.equals(reportedOrder) && (kind == Kind.FAILED
+                                    || (!"ch_2".equals(capture) && !Long.valueOf(2000L).equals(amount)
+                                            && !"USD".equals(currency)));
+                            RefundReportVerdict verdict = RefundReportVerdict.of(report, ours("re_1"), reportedOrder);
+                            cases++;
+                            boolean settled = verdict instanceof Settle;
+                            boolean mismatch = verdict instanceof RefundReportVerdict.Mismatch m
+                                    && m.orderId().equals(OUR_ORDER) && m.refund().equals(OUR_REFUND);
+                            if (agrees ? !settled : !mismatch) {
+                                wrong.add(kind + " order " + reportedOrder + " " + capture + " " + amount + " "
+                                        + currency + ": " + verdict);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(216, cases);
+        assertEquals(List.of(), wrong);
+        RefundReportVerdict.Mismatch named = (RefundReportVerdict.Mismatch) RefundReportVerdict.of(
+                new Notification.RefundSucceeded("evt", "REFUND_SUCCEEDED", new Notification.ByOrder(otherOrder, null),
+                        null, "ch_1", 1999L, "EUR", OUR_REFUND), ours(null), otherOrder);
+        assertEquals(OUR_REFUND.toString(), named.providerRefund(), "a report naming no provider refund: ours names it");
+        assertTrue(named.detail().contains("is about order " + otherOrder), named.detail());
     }
 
     private static String describe(Kind kind, boolean refundId, boolean captureId, Ours ours, Owners owners) {
@@ -138,7 +185,7 @@ class RefundReportVerdictTest {
             case OTHER_ID -> ours("re_held");
             case ANY -> throw new IllegalArgumentException();
         };
-        RefundReportVerdict verdict = RefundReportVerdict.of(report, named);
+        RefundReportVerdict verdict = RefundReportVerdict.of(report, named, OUR_ORDER);
         if (verdict instanceof NotOurs notOurs) {
             boolean refunding = owners == Owners.REFUNDING || owners == Owners.BOTH;
             boolean paid = owners == Owners.PAID || owners == Owners.BOTH;

@@ -180,6 +180,62 @@ class StripeProviderTest extends SandboxedProviderTest {
                 .withFormParam("metadata[command_id]", equalTo(request.commandId().toString())));
     }
 
+    /**
+     * Only a refusal of the refund itself is a definite no (issue 43): a key Stripe refuses, a restricted key without
+     * the right, a charge of another account or mode, a key reused say nothing about the refund; a charge already
+     * refunded in full is for a look-up to settle.
+     */
+    @Test
+    void shouldTellARefusalOfTheRefundFromOneThatKeptUsFromAskingAndFromDoneAlready() {
+        RefundRequest request = new RefundRequest(UUID.randomUUID(), "pi_K", "ch_K", 2500, "EUR", null);
+        List<Object[]> answers = List.of(
+                new Object[] {401, "invalid_request_error", null, ProviderOutcome.Refusal.CANNOT_ASK},
+                new Object[] {403, "invalid_request_error", "secret_key_required", ProviderOutcome.Refusal.CANNOT_ASK},
+                new Object[] {404, "invalid_request_error", "resource_missing", ProviderOutcome.Refusal.CANNOT_ASK},
+                new Object[] {400, "idempotency_error", null, ProviderOutcome.Refusal.CANNOT_ASK},
+                new Object[] {400, "invalid_request_error", "charge_already_refunded",
+                        ProviderOutcome.Refusal.ALREADY_DONE},
+                new Object[] {400, "invalid_request_error", "charge_disputed", ProviderOutcome.Refusal.DECLINED},
+                new Object[] {400, "invalid_request_error", "amount_too_large", ProviderOutcome.Refusal.DECLINED});
+        for (Object[] answer : answers) {
+            restart();
+            server.stubFor(post("/v1/refunds").willReturn(StripeFixtures.error((int) answer[0], (String) answer[1],
+                    (String) answer[2])));
+            ProviderOutcome<RefundState> outcome = await(stripe.createRefund(request));
+            assertEquals(Status.ERROR, outcome.status(), answer[0] + " " + answer[2]);
+            assertEquals(answer[3], outcome.refusal(), answer[0] + " " + answer[2]);
+        }
+    }
+
+    /** Stripe lists 100 refunds a page at most: the command's may be on a later one (issue 43). */
+    @Test
+    void shouldFindTheRefundOfACommandOnALaterPageOfTheChargesRefunds() {
+        UUID command = UUID.randomUUID();
+        String other = UUID.randomUUID().toString();
+        server.stubFor(get(urlPathEqualTo("/v1/refunds")).withQueryParam("charge", equalTo("ch_L"))
+                .withQueryParam("starting_after", absent()).willReturn(okJson(page(true,
+                        refund("re_L1", "ch_L", "pi_L", "100", "succeeded", other),
+                        refund("re_L2", "ch_L", "pi_L", "100", "succeeded", other)))));
+        server.stubFor(get(urlPathEqualTo("/v1/refunds")).withQueryParam("starting_after", equalTo("re_L2"))
+                .willReturn(okJson(page(true, refund("re_L3", "ch_L", "pi_L", "100", "succeeded", other)))));
+        server.stubFor(get(urlPathEqualTo("/v1/refunds")).withQueryParam("starting_after", equalTo("re_L3"))
+                .willReturn(okJson(page(false, refund("re_L4", "ch_L", "pi_L", "2500", "pending",
+                        command.toString())))));
+
+        ProviderOutcome<RefundState> found = await(stripe.queryRefund(new RefundRequest(command, "pi_L", "ch_L", 2500,
+                "EUR", null)));
+
+        assertEquals(Status.PENDING, found.status());
+        assertEquals("re_L4", found.value().refundId());
+        assertEquals(3, server.findAll(getRequestedFor(urlPathEqualTo("/v1/refunds"))).size());
+        server.verify(3, getRequestedFor(urlPathEqualTo("/v1/refunds")).withQueryParam("limit", equalTo("100")));
+    }
+
+    static String page(boolean hasMore, String... refunds) {
+        return "{\"object\":\"list\",\"url\":\"/v1/refunds\",\"has_more\":" + hasMore + ",\"data\":["
+                + String.join(",", refunds) + "]}";
+    }
+
     @Test
     void shouldFindTheRefundOfACommandWithoutItsIdOrSayNoneWasMade() {
         UUID command = UUID.randomUUID();

@@ -188,6 +188,31 @@ class WechatPayProviderTest extends SandboxedProviderTest {
                 .withQueryParam("mchid", equalTo(MERCHANT_ID)).willReturn(okJson(json)));
     }
 
+    /**
+     * Only a refusal of the refund itself is a definite no (issue 43): a signature WeChat refuses, a merchant without
+     * the right, a transaction it does not know say nothing about the refund, which stays owed.
+     */
+    @Test
+    void shouldTellARefusalOfTheRefundFromOneThatKeptUsFromAsking() {
+        RefundRequest request = new RefundRequest(UUID.randomUUID(), "out-1", "4200000001", 2500, "CNY", null);
+        List<Object[]> answers = List.of(new Object[] {401, "SIGN_ERROR", ProviderOutcome.Refusal.CANNOT_ASK},
+                new Object[] {403, "NO_AUTH", ProviderOutcome.Refusal.CANNOT_ASK},
+                new Object[] {404, "RESOURCE_NOT_EXISTS", ProviderOutcome.Refusal.CANNOT_ASK},
+                new Object[] {400, "MCH_NOT_EXISTS", ProviderOutcome.Refusal.CANNOT_ASK},
+                new Object[] {400, "INVALID_REQUEST", ProviderOutcome.Refusal.DECLINED},
+                new Object[] {403, "NOT_ENOUGH", ProviderOutcome.Refusal.DECLINED},
+                new Object[] {403, "USER_ACCOUNT_ABNORMAL", ProviderOutcome.Refusal.DECLINED});
+        for (Object[] answer : answers) {
+            restart();
+            server.stubFor(post("/v3/refund/domestic/refunds").willReturn(error((int) answer[0], (String) answer[1],
+                    "refused")));
+            ProviderOutcome<RefundState> outcome = await(wechat.createRefund(request));
+            assertEquals(Status.ERROR, outcome.status(), answer[1].toString());
+            assertEquals(answer[1], outcome.code());
+            assertEquals(answer[2], outcome.refusal(), answer[1].toString());
+        }
+    }
+
     private static String refundAnswer(RefundRequest request, String status) {
         return "{\"refund_id\":\"50300000042026\",\"out_refund_no\":\"" + request.compactCommandId()
                 + "\",\"transaction_id\":\"" + request.captureId() + "\",\"out_trade_no\":\""
