@@ -41,8 +41,9 @@ import java.util.regex.Pattern;
  *
  * (prints the violations, exits 1 when there are any). What is checked:
  * <ul>
- * <li>each order's history is a path through {@link OrderTransitions} from CREATED, seq contiguous 1..n, its last
- * state is the order's status and the order's version is n;</li>
+ * <li>each order's history is a path through {@link OrderTransitions} from CREATED, its last state is the order's
+ * status; its seqs and the versions its succeeded refunds gave it ({@code refunds.order_version}) run 1..n, each once,
+ * and the order's version is n;</li>
  * <li>nothing applied twice: per order, one history row per (request key, event); per provider, one row per event
  * id across all orders; PAYMENT_SUCCEEDED at most once per order (the table allows no second capture);</li>
  * <li>PAID, SHIPPED and DELIVERED orders have exactly one applied PAYMENT_SUCCEEDED (and its txn id and time);
@@ -155,8 +156,10 @@ public final class InvariantChecker {
             List<Violation> violations = new ArrayList<>();
             Map<UUID, OrderRow> orders = loadOrders(scope);
             Map<UUID, List<HistoryRow>> history = loadHistory(scope);
+            Map<UUID, List<Long>> refundVersions = loadRefundVersions(scope);
             for (OrderRow order : orders.values()) {
-                checkOrder(order, history.getOrDefault(order.id, List.of()), violations);
+                checkOrder(order, history.getOrDefault(order.id, List.of()),
+                        refundVersions.getOrDefault(order.id, List.of()), violations);
             }
             checkProviderEventsOnce(scope, violations);
             checkRecordsHaveEffects(scope, history, violations);
@@ -257,17 +260,36 @@ public final class InvariantChecker {
         return history;
     }
 
-    private static void checkOrder(OrderRow order, List<HistoryRow> rows, List<Violation> out) {
+    /** The versions refunds that succeeded gave their orders (the refund's settle raises it: V41). */
+    private static Map<UUID, List<Long>> loadRefundVersions(Scope scope) throws SQLException {
+        Map<UUID, List<Long>> versions = new HashMap<>();
+        try (PreparedStatement ps = scope.prepare("select order_id, order_version from refunds where"
+                + " order_version is not null and " + scope.on("order_id"), 1); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                versions.computeIfAbsent((UUID) rs.getObject(1), k -> new ArrayList<>()).add(rs.getLong(2));
+            }
+        }
+        return versions;
+    }
+
+    private static void checkOrder(OrderRow order, List<HistoryRow> rows, List<Long> refundVersions,
+            List<Violation> out) {
         String state = OrderStatus.CREATED.name();
         int captures = 0;
         boolean cancelled = false;
         Map<String, Integer> keyed = new HashMap<>();
+        List<Long> versions = new ArrayList<>(refundVersions);
+        rows.forEach(h -> versions.add((long) h.seq));
+        versions.sort(null);
+        for (int i = 0; i < versions.size(); i++) {
+            if (versions.get(i) != i + 1) {
+                out.add(new Violation(HISTORY_PATH, order.id, "versions " + versions + " (the history's seq and the"
+                        + " refunds' order_version must run 1.." + versions.size() + " without gaps, each once)"));
+                break;
+            }
+        }
         for (int i = 0; i < rows.size(); i++) {
             HistoryRow h = rows.get(i);
-            if (h.seq != i + 1) {
-                out.add(new Violation(HISTORY_PATH, order.id, "row " + (i + 1) + " has seq " + h.seq
-                        + " (seq must run 1.." + rows.size() + " without gaps)"));
-            }
             if (!h.from.equals(state)) {
                 out.add(new Violation(HISTORY_PATH, order.id, "seq " + h.seq + " starts from " + h.from
                         + " but the order was " + state));
@@ -291,9 +313,9 @@ public final class InvariantChecker {
         if (!state.equals(order.status)) {
             out.add(new Violation(STATUS, order.id, "status is " + order.status + ", the history ends in " + state));
         }
-        if (order.version != rows.size()) {
+        if (order.version != versions.size()) {
             out.add(new Violation(VERSION, order.id, "version is " + order.version + ", the history has "
-                    + rows.size() + " rows"));
+                    + rows.size() + " rows and " + refundVersions.size() + " refunds raised it"));
         }
         if (captures > 1 && !CAPTURE_CAN_REPEAT) {
             out.add(new Violation(CAPTURE_ONCE, order.id, "PAYMENT_SUCCEEDED applied " + captures + " times"));

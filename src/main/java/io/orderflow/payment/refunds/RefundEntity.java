@@ -69,6 +69,10 @@ public class RefundEntity {
     @Column(name = "failure_reason", columnDefinition = "text")
     public String failureReason;
 
+    /** The version its success gave the order (it raised the refunded amount); null otherwise. */
+    @Column(name = "order_version")
+    public Long orderVersion;
+
     @Column(name = "created_at", nullable = false)
     public Instant createdAt;
 

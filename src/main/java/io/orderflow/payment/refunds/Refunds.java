@@ -46,17 +46,25 @@ public class Refunds {
     private static final String SETTLED_ROWS = "settled";
 
     /**
-     * A refund's answer from its provider, once: PENDING to SUCCEEDED (the order's refunded amount grows) or FAILED
-     * (its amount is released from the capture: owed again). Returns the refund, or nothing when it was not PENDING.
+     * A refund's answer from its provider, once: PENDING to SUCCEEDED (the order's refunded amount grows, and with it
+     * the order's version and update time: it reads otherwise than before) or FAILED (its amount is released from the
+     * capture: owed again). A success locks its order's row first ({@code counting}), so the version it gives the
+     * order, kept on the refund as {@code order_version}, is read after any move that committed meanwhile. Returns
+     * the refund, or nothing when it was not PENDING.
      */
-    private static final String SETTLE = "with settled as (update refunds set status = :status,"
+    private static final String SETTLE = "with counting as (select o.id, o.version from orders o join refunds r on"
+            + " r.order_id = o.id where r.id = :id and r.status = 'PENDING' and :status = 'SUCCEEDED'"
+            + " and o.status <> 'REFUNDED' for update of o),"
+            + " settled as (update refunds set status = :status,"
             + " provider_refund_id = coalesce(provider_refund_id, cast(:provider_refund as text)),"
-            + " failure_reason = cast(:reason as text), updated_at = cast(:now as timestamptz)"
+            + " failure_reason = cast(:reason as text), updated_at = cast(:now as timestamptz),"
+            + " order_version = (select c.version + 1 from counting c)"
             + " where id = :id and status = 'PENDING' returning *),"
             + " released as (update payment_captures k set refund_held = k.refund_held - s.amount from settled s"
             + " where s.status = 'FAILED' and k.provider = s.provider and k.txn_id = s.capture_txn_id),"
-            + " counted as (update orders o set refunded_amount = o.refunded_amount + s.amount from settled s"
-            + " where s.status = 'SUCCEEDED' and o.id = s.order_id and o.status <> 'REFUNDED')";
+            + " counted as (update orders o set refunded_amount = o.refunded_amount + s.amount, version ="
+            + " s.order_version, updated_at = cast(:now as timestamptz) from settled s where s.order_version is not null"
+            + " and o.id = s.order_id)";
 
     /**
      * The provider refused to make the refund its command asked for: the command FAILED (only while {@code claim}
