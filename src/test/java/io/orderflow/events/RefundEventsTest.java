@@ -122,6 +122,29 @@ class RefundEventsTest {
                 .forEach(event -> assertEquals(Set.of(), schema.validate(event), "asyncapi.yaml's RefundEvent"));
     }
 
+    /**
+     * A part of the capture given back changes the order as GET shows it (its refunded amount), so its version and
+     * ETag move; the next transition's event shows the order with it, and the versions stay accounted for.
+     */
+    @Test
+    void shouldRaiseTheOrdersVersionAndETagWhenARefundAddsToItsRefundedAmount() {
+        String txn = "txn-" + UUID.randomUUID();
+        String id = paidWithMockpay(txn);
+        var before = Auth.operator().get("/orders/" + id).then().statusCode(200).extract();
+        String part = issue(id, 1000).then().statusCode(202).extract().path("id");
+        Callbacks.deliver(Callbacks.refund("REFUND_SUCCEEDED", id, 1000, txn, part)).then().statusCode(200);
+        var after = Auth.operator().get("/orders/" + id).then().statusCode(200).body("refundedAmount", is(1000))
+                .extract();
+        assertEquals(before.jsonPath().getLong("version") + 1, after.jsonPath().getLong("version"));
+        assertEquals("\"" + after.jsonPath().getLong("version") + "\"", after.header("ETag"));
+        post(id, "ship", shipBody()).then().statusCode(200);
+        JsonNode shipped = FeedEvents.tree(FeedEvents.of(id).stream()
+                .filter(event -> event.contains("io.orderflow.order.ship")).findFirst().orElseThrow());
+        assertEquals(after.jsonPath().getLong("version") + 1, shipped.get("data").get("version").asLong());
+        assertEquals(1000, shipped.get("data").get("order").get("refundedAmount").asLong());
+        assertEquals(List.of(), Sql.violations(List.of(id)));
+    }
+
     /** What a refund's event should say: its type and GET's body right after the change. */
     private record Expected(String type, JsonNode shown) {
     }
