@@ -27,7 +27,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jboss.logging.Logger;
@@ -60,7 +59,7 @@ public class WebhookDispatcher {
     private final FeedTail tail;
     private final Feed feed;
     private final EventsConfig.Webhooks config;
-    private final RetrySchedule retries;
+    private final OwedDeliveries owed;
     private final Lifecycle lifecycle;
     private final MicrosecondClock time;
     private final Vertx vertx;
@@ -72,10 +71,11 @@ public class WebhookDispatcher {
     private Instant nextLeaseRound = Instant.MIN;
     private PeriodicJob periodic;
 
-    public WebhookDispatcher(EndpointLeases leases, WebhookDeliveries deliveries, WebhookSender sender,
-            WebhookMetrics metrics, EventMetrics eventMetrics, FeedTail tail, Feed feed, EventsConfig config,
-            Lifecycle lifecycle, MicrosecondClock time, Vertx vertx) {
+    public WebhookDispatcher(EndpointLeases leases, WebhookDeliveries deliveries, OwedDeliveries owed,
+            WebhookSender sender, WebhookMetrics metrics, EventMetrics eventMetrics, FeedTail tail, Feed feed,
+            EventsConfig config, Lifecycle lifecycle, MicrosecondClock time, Vertx vertx) {
         this.leases = leases;
+        this.owed = owed;
         this.deliveries = deliveries;
         this.sender = sender;
         this.metrics = metrics;
@@ -83,7 +83,6 @@ public class WebhookDispatcher {
         this.tail = tail;
         this.feed = feed;
         this.config = config.webhooks();
-        this.retries = new RetrySchedule(this.config.retry(), () -> ThreadLocalRandom.current().nextDouble());
         this.lifecycle = lifecycle;
         this.time = time;
         this.vertx = vertx;
@@ -290,15 +289,15 @@ public class WebhookDispatcher {
             return recovered ? deliveries.recovered(due.endpointId(), now).replaceWithVoid()
                     : Uni.createFrom().voidItem();
         }
-        return deliveries.failedFirst(due, event.type(), outcome, now, now.plus(retries.after(1)),
+        return deliveries.failedFirst(due, event.type(), outcome, now, now.plus(owed.schedule().after(1)),
                 now.minus(config.retry().giveUpAfter())).invoke(settled -> {
-                    report(due, outcome, settled);
+                    owed.report(due, outcome, settled);
                     List<FeedEvent> released;
                     synchronized (this) {
                         inFlight--;
                         endpoint.settle(event.position());
                         released = endpoint.ended(event.orderId(), false, config.pauseAfter(),
-                                now.plus(retries.after(endpoint.pauses() + 1)));
+                                now.plus(owed.schedule().after(endpoint.pauses() + 1)));
                     }
                     hold(endpoint, released);
                 }).replaceWithVoid();
@@ -369,12 +368,12 @@ public class WebhookDispatcher {
                 endpoint.startSending(due.orderId());
             }
         }
-        DuplicatedContexts.subscribe(vertx, () -> attempt(due, false), attempt -> {
+        DuplicatedContexts.subscribe(vertx, () -> owed.attempt(due, false), attempt -> {
             synchronized (this) {
                 inFlight--;
                 if (endpoint != null) {
                     endpoint.ended(due.orderId(), attempt.statusCode() != null && attempt.statusCode() / 100 == 2,
-                            config.pauseAfter(), time.now().plus(retries.after(endpoint.pauses() + 1)));
+                            config.pauseAfter(), time.now().plus(owed.schedule().after(endpoint.pauses() + 1)));
                 }
             }
         }, failure -> {
@@ -384,44 +383,6 @@ public class WebhookDispatcher {
             LOG.warnf("Retry of webhook delivery of event %s to endpoint %s could not be settled: %s",
                     due.eventId(), due.endpointId(), failure.toString());
         });
-    }
-
-    /**
-     * Sends the event to the endpoint again now, whatever its delivery's status, and answers the attempt; null when
-     * the endpoint has no delivery of the event (it went through at once, or was never owed).
-     */
-    public Uni<WebhookDeliveries.Attempt> retryNow(UUID endpointId, UUID eventId) {
-        return deliveries.drawManual(endpointId, eventId, time.now())
-                .chain(due -> due == null ? Uni.createFrom().nullItem() : attempt(due, true));
-    }
-
-    /** One attempt at an owed delivery, logged and settled. */
-    private Uni<WebhookDeliveries.Attempt> attempt(WebhookDeliveries.Due due, boolean manual) {
-        return sender.send(due).chain(outcome -> {
-            metrics.attempted(outcome);
-            Instant now = time.now();
-            return deliveries.settle(due, outcome, manual, now, now.plus(retries.after(due.attempt())),
-                    now.minus(config.retry().giveUpAfter())).map(settled -> {
-                        report(due, outcome, settled);
-                        return new WebhookDeliveries.Attempt(settled.attemptId(), due.eventId(), due.attempt(),
-                                outcome.statusCode(), outcome.error(), outcome.durationMs(), manual, now);
-                    });
-        });
-    }
-
-    private void report(WebhookDeliveries.Due due, WebhookDeliveries.Outcome outcome,
-            WebhookDeliveries.Settled settled) {
-        if ("FAILED".equals(settled.deliveryStatus()) && !outcome.succeeded()) {
-            metrics.gaveUp();
-            LOG.warnf("Webhook delivery of event %s to endpoint %s given up after %d attempts (last: %s)",
-                    due.eventId(), due.endpointId(), due.attempt(), what(outcome));
-        }
-        if (settled.disabledEndpoint()) {
-            metrics.disabledEndpoint();
-            LOG.warnf("Webhook endpoint %s disabled: its deliveries have failed for %s (last: %s); an operator"
-                    + " enables it with POST /webhook-endpoints/%s/enable", due.endpointId(),
-                    config.retry().giveUpAfter(), what(outcome), due.endpointId());
-        }
     }
 
     /** The replica's gauges: how late its endpoints that are not paused are, how many are paused, what is in flight. */
@@ -445,9 +406,5 @@ public class WebhookDispatcher {
             }
             metrics.state(lag, paused, inFlight, endpoints.size());
         }
-    }
-
-    private static String what(WebhookDeliveries.Outcome outcome) {
-        return outcome.statusCode() != null ? "HTTP " + outcome.statusCode() : outcome.error();
     }
 }

@@ -65,6 +65,7 @@ public class WebhookEndpointResource {
     private final WebhookEndpoints endpoints;
     private final WebhookDeliveries deliveries;
     private final WebhookDispatcher dispatcher;
+    private final OwedDeliveries owed;
     private final WebhookSender sender;
     private final IdempotencyGate gate;
     private final Callers callers;
@@ -73,12 +74,13 @@ public class WebhookEndpointResource {
     private final ObjectMapper json;
     private final EventsConfig.Webhooks config;
 
-    public WebhookEndpointResource(WebhookEndpoints endpoints, WebhookDeliveries deliveries, WebhookDispatcher dispatcher,
-            WebhookSender sender, IdempotencyGate gate, Callers callers, MicrosecondClock time, Clock clock, ObjectMapper json,
-            EventsConfig config) {
+    public WebhookEndpointResource(WebhookEndpoints endpoints, WebhookDeliveries deliveries,
+            WebhookDispatcher dispatcher, OwedDeliveries owed, WebhookSender sender, IdempotencyGate gate,
+            Callers callers, MicrosecondClock time, Clock clock, ObjectMapper json, EventsConfig config) {
         this.endpoints = endpoints;
         this.deliveries = deliveries;
         this.dispatcher = dispatcher;
+        this.owed = owed;
         this.sender = sender;
         this.gate = gate;
         this.callers = callers;
@@ -215,7 +217,7 @@ public class WebhookEndpointResource {
         if (event == null) {
             throw ProblemException.of(ProblemType.NOT_FOUND, "No delivery of event " + eventId + " to " + id);
         }
-        return dispatcher.retryNow(endpointId, event).map(attempt -> {
+        return owed.retryNow(endpointId, event).map(attempt -> {
             if (attempt == null) {
                 throw ProblemException.of(ProblemType.NOT_FOUND, "No delivery of event " + eventId + " to " + id);
             }
