@@ -178,7 +178,7 @@ final class LeasedEndpoint {
     void settle(long position) {
         settled.add(position);
         while (!taken.isEmpty() && settled.remove(taken.peekFirst())) {
-            cursor = taken.removeFirst();
+            cursor = Math.max(cursor, taken.removeFirst()); // never back, past a skip over what retention purged
             cursorMoved = true;
         }
     }
