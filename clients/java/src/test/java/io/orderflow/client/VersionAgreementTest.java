@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The clients' versions follow the service's and the contract's: this client's version is the project's (the
  * service's build passes its own as -Drevision; alone, clients/pom.xml's default must be the service's), its base
- * is openapi.yaml's {@code info.version}.
+ * is openapi.yaml's {@code info.version}, and so is the npm package's version.
  */
 class VersionAgreementTest {
 
@@ -30,6 +30,8 @@ class VersionAgreementTest {
     void shouldCarryTheContractsVersion() throws IOException {
         String contract = first("(?m)^info:\\n(?:  .*\\n)*?  version: *'?\"?([^'\"\\n]+)", "openapi.yaml");
         assertEquals(contract, Version.CLIENT.replaceFirst("-SNAPSHOT$", ""), "openapi.yaml's info.version");
+        assertEquals(contract, first("\"version\": *\"([^\"]+)\"", "clients/typescript/package.json"),
+                "the npm package's version");
     }
 
     private static String first(String regex, String file) throws IOException {
