@@ -10,7 +10,7 @@ const TOLERANCE_SECONDS = 5 * 60;
 /**
  * Checks a delivery as Standard Webhooks specifies (HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<body>`,
  * keyed with the bytes after `whsec_`, any `v1,` signature matching, the timestamp within 5 minutes) and reads its
- * CloudEvent. WebCrypto only, so it runs in Node 18+, Deno, Bun and workers without a dependency. Give the
+ * CloudEvent. WebCrypto only, so it runs in Node 20+, browsers, Deno, Bun and workers without a dependency. Give the
  * endpoint's secret; during a rotation, the new and the old one. Pass the body byte for byte as received.
  * Deliveries are at least once: deduplicate on the event's `id` (also `webhook-id`).
  */
