@@ -40,11 +40,18 @@ public final class OrderflowClient {
     private final ApiClient api;
     private final Calls calls;
     private final OrdersApi orders;
+    private final RefundsApi refunds;
+    private final EventsApi events;
+    private final WebhooksApi webhooks;
 
     private OrderflowClient(ApiClient api, Calls calls) {
         this.api = api;
         this.calls = calls;
+        // each generated API builds an HttpClient of its own: built once here
         this.orders = new OrdersApi(api);
+        this.refunds = new RefundsApi(api);
+        this.events = new EventsApi(api);
+        this.webhooks = new WebhooksApi(api);
     }
 
     public static Builder builder(URI baseUri) {
@@ -149,15 +156,15 @@ public final class OrderflowClient {
     }
 
     public RefundsApi refunds() {
-        return new RefundsApi(api);
+        return refunds;
     }
 
     public EventsApi events() {
-        return new EventsApi(api);
+        return events;
     }
 
     public WebhooksApi webhooks() {
-        return new WebhooksApi(api);
+        return webhooks;
     }
 
     /** The generated client underneath: base URI, HTTP client, Jackson mapper. */
