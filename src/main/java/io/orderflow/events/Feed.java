@@ -3,7 +3,6 @@ package io.orderflow.events;
 import io.orderflow.common.Db;
 import io.orderflow.common.NativeValues;
 import io.orderflow.common.ResendSafety;
-import io.orderflow.order.persistence.OrderVersions;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -30,11 +29,13 @@ public class Feed {
     public record Page(Bounds bounds, List<FeedEvent> events) {
     }
 
-    /** The columns every event is rendered from, after the feed row's {@code position, kind, order_id}. */
+    /**
+     * The columns every event is rendered from, after the feed row's {@code position, kind, order_id}: plain
+     * columns, read by key; PostgreSQL builds no JSON for them (the service renders it: {@link EventRenderer}).
+     */
     private static final String SOURCES = " t.seq, t.event, t.from_status, t.to_status, t.at, t.source, t.trace,"
-            + " s.id, s.type, s.at, cast(s.data as text), s.trace, cast(l.payload as text),"
-            + " cast(case when f.kind = 't' then " + OrderVersions.rowAfter("o", "t") + " when s.data is null then "
-            + OrderVersions.rowAtCreation("o") + " end as text)";
+            + " s.id, s.type, s.at, cast(s.data as text), s.trace, cast(l.payload as text), o.customer_id,"
+            + " o.currency, o.amount, cast(o.items as text), o.created_at, cast(t.snapshot as text)";
 
     private static final String JOINS = " left join order_transitions t on f.kind = 't' and t.order_id = f.order_id"
             + " and t.seq = f.ref left join order_side_events s on f.kind = 's' and s.id = f.ref"

@@ -1,5 +1,6 @@
 package io.orderflow.order.persistence;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.orderflow.common.json.PgTimestamps;
@@ -12,8 +13,10 @@ import io.orderflow.order.domain.Transition;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Rows to the domain and back: entities read by Hibernate, the JSON of rows returned by the write statements
@@ -21,6 +24,9 @@ import java.util.Map;
  */
 @ApplicationScoped
 public class OrderMapping {
+
+    private static final TypeReference<List<OrderEntity.Item>> ITEMS = new TypeReference<>() {
+    };
 
     private final ObjectMapper json;
     private final ObjectReader rows;
@@ -38,6 +44,33 @@ public class OrderMapping {
         } catch (IOException e) {
             throw new UncheckedIOException("an orders row that is not the table's JSON", e);
         }
+    }
+
+    /**
+     * An order as it stood at a version, from what never changes (its creation's columns, {@code itemsJson} the
+     * {@code items} column's text) and what the history kept of that version: the status, version and update time of
+     * the move, and its {@code snapshot} of the changing fields (null for the creation, where none is set yet).
+     */
+    public Order atVersion(UUID id, String customerId, String currency, long amount, String itemsJson,
+            Instant createdAt, String status, long version, Instant updatedAt, String snapshotJson) {
+        OrderEntity e = new OrderEntity();
+        try {
+            if (snapshotJson != null) {
+                rows.withValueToUpdate(e).readValue(snapshotJson);
+            }
+            e.items = rows.forType(ITEMS).readValue(itemsJson);
+        } catch (IOException failure) {
+            throw new UncheckedIOException("a history snapshot or items that are not the table's JSON", failure);
+        }
+        e.id = id;
+        e.customerId = customerId;
+        e.currency = currency;
+        e.amount = amount;
+        e.createdAt = createdAt;
+        e.status = status;
+        e.version = version;
+        e.updatedAt = updatedAt;
+        return toOrder(e);
     }
 
     Order toOrder(OrderEntity e) {
