@@ -79,9 +79,11 @@ class KubernetesManifestsTest {
 
     /** Custom resources, which fabric8 has no class for; every other object must parse into its typed class. */
     private static final Set<String> CUSTOM_RESOURCES = Set.of("postgresql.cnpg.io/v1 Cluster",
-            "monitoring.coreos.com/v1 PrometheusRule");
+            "postgresql.cnpg.io/v1 ScheduledBackup", "monitoring.coreos.com/v1 PrometheusRule",
+            "monitoring.coreos.com/v1 ServiceMonitor", "monitoring.coreos.com/v1 PodMonitor",
+            "gateway.networking.k8s.io/v1 HTTPRoute");
     /** Prometheus's own files under k8s/monitoring (rules and their unit tests): no Kubernetes objects. */
-    private static final Set<String> PROMETHEUS_FILES = Set.of("orderflow-rules.yaml", "orderflow-rules.test.yaml");
+    private static final Set<String> PROMETHEUS_FILES = Set.of("orderflow-rules.test.yaml", "orderflow-slo.test.yaml");
 
     /**
      * Standard Quarkus properties the app reads although application.properties does not set them. Keep short:
