@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Await;
 import io.orderflow.support.Callbacks;
 import io.orderflow.support.Contract;
 import io.orderflow.support.Management;
@@ -44,6 +45,9 @@ class IdempotencyKeyTest {
 
     @Inject
     RedisDataSource redis;
+
+    @Inject
+    RedisIdempotencyCache shutter;
 
     private static Response create(String key, Map<String, Object> body) {
         return createAs((String) body.get("customerId"), key, body);
@@ -131,9 +135,13 @@ class IdempotencyKeyTest {
 
     @Test
     void shouldAnswerARepeatFromRedisWithoutAnyDatabaseStatement() throws SQLException {
+        // Redis in use (the shutter closed: a slow command earlier in the run may have opened it) and the first
+        // answer cached there, or the repeat rightly goes to PostgreSQL
+        Await.until(() -> !shutter.isBypassed(), "the Redis shutter to close");
         String key = newKey();
         create(key, orderBody("c-fast-" + run)).then().statusCode(201);
-        RedisCache.awaitCached(redis, key);
+        Await.until(() -> RedisCache.isCached(redis, key), "the first answer cached in Redis");
+        Await.until(() -> !shutter.isBypassed(), "the Redis shutter to close");
         double redisReplays = counter("orderflow.idempotency.replays", "layer", "redis");
         // The service's own statement counter also counts its background work (the feed, webhook deliveries), so
         // it cannot tell what this request did. Instead the test takes the tables a repeat would read away from the
