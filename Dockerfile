@@ -5,10 +5,15 @@ FROM eclipse-temurin:17-jdk AS build
 WORKDIR /build
 
 # Dependencies first: this layer is rebuilt only when the pom or the wrapper changes, not on every source edit.
+# Quarkus's own go-offline: the dependency plugin's also collects optional dependencies of the extensions, and fails
+# on one whose parent pom Maven Central does not serve (quarkus-rest-kotlin-parent 3.33.2).
 COPY mvnw pom.xml ./
 COPY .mvn .mvn
-RUN chmod +x mvnw && ./mvnw -B -q dependency:go-offline
+RUN chmod +x mvnw && ./mvnw -B -q quarkus:go-offline
 
+# The contract: the build serves the top-level openapi.yaml as META-INF/openapi.yaml, and the service refuses to start
+# without it. ImageBuildContextIT builds from exactly these COPYs (and .dockerignore) and starts the result.
+COPY openapi.yaml ./
 COPY src src
 RUN ./mvnw -B -DskipTests package
 
@@ -29,7 +34,8 @@ COPY --from=build /build/target/quarkus-app/app/ /deployments/app/
 COPY --from=build /build/target/quarkus-app/quarkus/ /deployments/quarkus/
 
 USER 185
-EXPOSE 8080
+# 8080: the API (quarkus.http.port); 9000: health and metrics, the management interface (quarkus.management.port)
+EXPOSE 8080 9000
 
 # The JVM settings bench/versus.sh --memory measured best: the lowest RSS that kept every scenario's throughput within
 # 5% of its best (docs/benchmarks.md, "Memory as shipped"): a fixed small heap with the serial collector (what the JVM

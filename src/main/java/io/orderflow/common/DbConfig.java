@@ -17,6 +17,13 @@ public interface DbConfig {
     Duration statementTimeout();
 
     /**
+     * Longest a pooled connection may sit idle inside an open transaction before PostgreSQL ends its session and
+     * releases its locks: a transaction abandoned midway (a request given up on, a bug) never holds rows for long.
+     */
+    @WithDefault("30s")
+    Duration idleInTransactionTimeout();
+
+    /**
      * How long a statement whose connection broke is sent again (when that is safe, see {@link ResendSafety}) before
      * the request fails with 503: a planned switchover must fit in it.
      */

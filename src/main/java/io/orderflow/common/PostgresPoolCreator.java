@@ -17,6 +17,9 @@ import jakarta.inject.Singleton;
  * PostgreSQL itself ends a statement that waits too long (on a lock a stray session holds, say). A timer in the
  * client alone gives up on the answer but hands the connection back with the statement still running, and every
  * request that draws that connection next waits behind it (StatementTimeoutTest).</li>
+ * <li>...and with {@code idle_in_transaction_session_timeout} set to {@link DbConfig#idleInTransactionTimeout()}:
+ * a transaction left open (the event relay's, given up on between its statements) cannot hold its row locks for
+ * longer; PostgreSQL ends the session and the pool replaces the connection (PooledConnectionSettingsTest).</li>
  * </ul>
  */
 @Singleton
@@ -33,8 +36,10 @@ public class PostgresPoolCreator implements PgPoolCreator {
     @Override
     public Pool create(Input input) {
         String timeout = Long.toString(config.statementTimeout().toMillis());
+        String idleInTransaction = Long.toString(config.idleInTransactionTimeout().toMillis());
         input.pgConnectOptionsList().forEach(options -> options.setPreparedStatementCacheSqlLimit(SQL_LIMIT)
-                .addProperty("statement_timeout", timeout));
+                .addProperty("statement_timeout", timeout)
+                .addProperty("idle_in_transaction_session_timeout", idleInTransaction));
         return PgDriver.INSTANCE.createPool(input.vertx(), input.pgConnectOptionsList(), input.poolOptions());
     }
 }

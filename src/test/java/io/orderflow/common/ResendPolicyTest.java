@@ -139,6 +139,11 @@ class ResendPolicyTest {
             }
 
             @Override
+            public Duration idleInTransactionTimeout() {
+                return Duration.ofSeconds(30);
+            }
+
+            @Override
             public Duration resendWithin() {
                 return within;
             }

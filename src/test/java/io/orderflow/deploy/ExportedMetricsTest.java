@@ -1,19 +1,27 @@
 package io.orderflow.deploy;
 
+import static io.orderflow.support.OrderMother.paidOrder;
+import static io.orderflow.support.OrderMother.post;
+import static io.orderflow.support.OrderMother.shipBody;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
 import io.orderflow.support.Management;
+import io.orderflow.support.RowLocks;
 import io.quarkus.test.junit.QuarkusTest;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every metric of the service's own that an alert rule or a dashboard panel queries is exported, from startup: a
- * rule on a series that does not exist yet is silently never true. The scrape is the one Prometheus makes.
+ * Every metric of the service's own that a rule or a dashboard panel queries is exported, from startup, and every
+ * label value they select is one the service really exports: a rule on a series that does not exist (yet), or on a
+ * label value spelt otherwise, is silently never true. The scrape is the one Prometheus makes. Which series and label
+ * values are checked is read from k8s/monitoring (the PrometheusRule and the dashboard JSON), so a rule added or
+ * renamed there is checked here without a change to this test.
  */
 @QuarkusTest
 class ExportedMetricsTest {
@@ -26,6 +34,41 @@ class ExportedMetricsTest {
         Set<String> missing = new TreeSet<>(AlertRulesTest.queriedNames());
         missing.removeAll(exported);
         assertEquals(Set.of(), missing, "queried by k8s/monitoring but not exported");
+    }
+
+    @Test
+    void shouldExportEveryLabelValueTheRulesAndTheDashboardSelect() throws Exception {
+        // The series that only traffic brings (the counters and gauges exist from startup): a transition answered,
+        // and one answered 503, its statement stuck behind a row lock until PostgreSQL's statement timeout ended it.
+        post(paidOrder(), "ship", shipBody()).then().statusCode(200);
+        String stuck = paidOrder();
+        try (RowLocks lock = RowLocks.on(stuck)) {
+            post(stuck, "ship", shipBody()).then().statusCode(503);
+        }
+        List<PromQlSelectors.Series> scraped = PromQlSelectors.scrape(Management.metrics());
+        Set<String> unanswered = new TreeSet<>();
+        for (String expression : AlertRulesTest.expressions()) {
+            for (PromQlSelectors.Selector selector : PromQlSelectors.of(expression)) {
+                List<List<PromQlSelectors.LabelMatcher>> wanted = new ArrayList<>();
+                wanted.add(selector.matchers());
+                // a regex listing values (kind=~"a|b|c") wants each of them exported, not just one
+                for (PromQlSelectors.LabelMatcher matcher : selector.matchers()) {
+                    for (String literal : matcher.literals()) {
+                        List<PromQlSelectors.LabelMatcher> one = new ArrayList<>(selector.matchers());
+                        one.set(one.indexOf(matcher), new PromQlSelectors.LabelMatcher(matcher.label(), "=", literal));
+                        wanted.add(one);
+                    }
+                }
+                for (List<PromQlSelectors.LabelMatcher> matchers : wanted) {
+                    boolean answered = scraped.stream().anyMatch(series -> series.name().equals(selector.metric())
+                            && matchers.stream().allMatch(matcher -> matcher.matches(series.labels())));
+                    if (!answered) {
+                        unanswered.add(selector.metric() + matchers);
+                    }
+                }
+            }
+        }
+        assertEquals(Set.of(), unanswered, "selected by k8s/monitoring, but no exported series has these labels");
     }
 
     @Test
@@ -43,7 +86,10 @@ class ExportedMetricsTest {
         for (String series : List.of("orderflow_payments_notifications_total{outcome=\"rejected\",provider=\"mockpay\"}",
                 "orderflow_payments_anomalies_total{kind=\"amount-mismatch\"}",
                 "orderflow_payments_reconciliation_total{outcome=\"pending\",provider=\"mockpay\"}",
-                "orderflow_transitions_total{event=\"CANCEL\",outcome=\"illegal\"}")) {
+                "orderflow_transitions_total{event=\"CANCEL\",outcome=\"illegal\"}",
+                "orderflow_payments_refunds_total{provider=\"mockpay\",status=\"failed\"}",
+                "orderflow_payments_provider_calls_total{operation=\"create-refund\",provider=\"mockpay\",status=\"undefined\"}",
+                "orderflow_payments_provider_circuit_open{provider=\"mockpay\"}")) {
             assertTrue(metrics.contains(series), series + " is exported from startup");
         }
     }

@@ -74,14 +74,17 @@ class KubernetesManifestsTest {
     private static final Path BASE_DEPLOYMENT = K8S.resolve("base/deployment.yaml");
     private static final Path SECRET_TEMPLATE = K8S.resolve("base/secret.template.yaml");
     private static final Path APPLICATION_PROPERTIES = Path.of("src/main/resources/application.properties");
-    private static final List<String> OVERLAYS = List.of("dev", "prod");
+    static final List<String> OVERLAYS = List.of("dev", "prod", "prod-gateway");
     private static final String PLACEHOLDER = "CHANGE_ME";
 
-    /** Custom resources, which fabric8 has no class for; every other object must parse into its typed class. */
+    /**
+     * Custom resources fabric8 has no class for; every other object, the prometheus-operator's (openshift-model-
+     * monitoring) and the Gateway API's included, must parse into its typed class, generated from its schema.
+     */
     private static final Set<String> CUSTOM_RESOURCES = Set.of("postgresql.cnpg.io/v1 Cluster",
-            "monitoring.coreos.com/v1 PrometheusRule");
+            "postgresql.cnpg.io/v1 ScheduledBackup");
     /** Prometheus's own files under k8s/monitoring (rules and their unit tests): no Kubernetes objects. */
-    private static final Set<String> PROMETHEUS_FILES = Set.of("orderflow-rules.yaml", "orderflow-rules.test.yaml");
+    private static final Set<String> PROMETHEUS_FILES = Set.of("orderflow-rules.test.yaml", "orderflow-slo.test.yaml");
 
     /**
      * Standard Quarkus properties the app reads although application.properties does not set them. Keep short:
@@ -92,7 +95,14 @@ class KubernetesManifestsTest {
             "quarkus.datasource.password",
             // quarkus-redis-client in Sentinel mode (the prod overlay; standalone is the default elsewhere)
             "quarkus.redis.client-type", "quarkus.redis.master-name", "quarkus.redis.role",
-            "quarkus.redis.auto-failover", "quarkus.redis.password");
+            "quarkus.redis.auto-failover", "quarkus.redis.password",
+            // quarkus-flyway: the schema owner's credentials for the migrations, the service connecting as another role
+            "quarkus.flyway.username", "quarkus.flyway.password",
+            // quarkus-reactive-pg-client: TLS to the database, verifying its certificate and name (the prod overlay)
+            "quarkus.datasource.reactive.postgresql.ssl-mode", "quarkus.datasource.reactive.hostname-verification-algorithm",
+            "quarkus.datasource.reactive.trust-certificate-pem", "quarkus.datasource.reactive.trust-certificate-pem.certs",
+            // MicroProfile JWT: the key that verifies tokens, where to load it from, and its issuer
+            "mp.jwt.verify.publickey", "mp.jwt.verify.publickey.location", "mp.jwt.verify.issuer");
 
     /** Variables that are not configuration properties at all: the image's ENTRYPOINT reads them (Dockerfile). */
     private static final Set<String> NOT_CONFIG_PROPERTIES = Set.of("JAVA_OPTS");
@@ -211,6 +221,17 @@ class KubernetesManifestsTest {
             String where = "overlay " + overlay;
             String rendered = kustomize(kubectl.get(), K8S.resolve("overlays").resolve(overlay));
             List<HasMetadata> objects = unmarshal(rendered);
+            for (HasMetadata object : objects) {
+                String what = where + " " + object.getApiVersion() + " " + object.getKind() + "/" + name(object);
+                if (object instanceof GenericKubernetesResource) {
+                    assertTrue(CUSTOM_RESOURCES.contains(object.getApiVersion() + " " + object.getKind()),
+                            what + " is no type with a schema fabric8 knows, and no listed custom resource");
+                } else {
+                    List<String> unknown = new ArrayList<>();
+                    unknownFields(object, object.getKind(), unknown);
+                    assertTrue(unknown.isEmpty(), what + " has fields its schema does not know: " + unknown);
+                }
+            }
 
             Deployment deployment = single(objects, Deployment.class);
             checkPortsAndProbes(deployment, where);
@@ -566,7 +587,8 @@ class KubernetesManifestsTest {
             map.forEach((key, value) -> unknownFields(value, path + "." + key, found));
             return;
         }
-        if (node == null || !node.getClass().getName().startsWith("io.fabric8.kubernetes.api.model.")
+        if (node == null || !(node.getClass().getName().startsWith("io.fabric8.kubernetes.api.model.")
+                || node.getClass().getName().startsWith("io.fabric8.openshift.api.model."))
                 || node instanceof GenericKubernetesResource || node instanceof IntOrString) {
             return;
         }

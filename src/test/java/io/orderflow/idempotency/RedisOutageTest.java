@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.Auth;
+import io.orderflow.support.Await;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.KillableRedis;
 import io.orderflow.support.Management;
@@ -25,7 +26,6 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -66,11 +66,8 @@ class RedisOutageTest {
     MeterRegistry registry;
 
     /** The breaker lets a probe through once it has been open for breaker-open (300 ms here). */
-    private void awaitBreakerClosed() throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (shutter.isBypassed() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    private void awaitBreakerClosed() {
+        Await.until(() -> !shutter.isBypassed(), "the Redis breaker to close");
     }
 
     private double counter(String name, String... tags) {
@@ -82,7 +79,7 @@ class RedisOutageTest {
     }
 
     @Test
-    void shouldKeepExactlyOnceWhileRedisIsDownAndUseItAgainWhenItReturns() throws InterruptedException {
+    void shouldKeepExactlyOnceWhileRedisIsDownAndUseItAgainWhenItReturns() {
         String customer = "c-outage-" + UUID.randomUUID();
         String before = newKey();
         Response first = create(before, customer);
@@ -125,10 +122,15 @@ class RedisOutageTest {
         awaitBreakerClosed();
         String after = newKey();
         create(after, customer).then().statusCode(201);
+        RedisCache.awaitCached(redis, after);
+        // The client reconnects to the restarted Redis by itself; on a loaded machine one of its first commands may
+        // still be slow and open the breaker (one failure does, here) for a repeat or two. So the test waits for the
+        // condition it is about, a repeat answered from Redis, and every repeat meanwhile must be the stored answer.
         double redisReplays = counter("orderflow.idempotency.replays", "layer", "redis");
-        create(after, customer).then().statusCode(201).header("Idempotent-Replayed", "true");
-        assertEquals(redisReplays + 1, counter("orderflow.idempotency.replays", "layer", "redis"),
-                "the fast path is used again once Redis is back");
+        Await.until(() -> {
+            create(after, customer).then().statusCode(201).header("Idempotent-Replayed", "true");
+            return counter("orderflow.idempotency.replays", "layer", "redis") > redisReplays;
+        }, "a repeat answered from Redis once it is back");
         assertEquals(3, Sql.count("select count(*) from orders where customer_id = ?", customer));
     }
 

@@ -32,7 +32,8 @@ public final class RedisCache {
         }
     }
 
-    private static boolean isCached(RedisDataSource redis, String key) {
+    /** True once the service has cached the answer stored under {@code key}. */
+    public static boolean isCached(RedisDataSource redis, String key) {
         List<String> keys = redis.key().keys("idem:*:" + key);
         return !keys.isEmpty() && String.valueOf(redis.value(String.class).get(keys.get(0))).startsWith("d:");
     }

@@ -48,20 +48,24 @@ public final class ServiceProcess {
     private final Path log;
     private final Process process;
     private final Map<String, String> extra;
+    private final Launch launch;
 
     private ServiceProcess(String name, int port, int managementPort, Path log, Process process,
-            Map<String, String> extra) {
+            Map<String, String> extra, Launch launch) {
         this.name = name;
         this.port = port;
         this.managementPort = managementPort;
         this.log = log;
         this.process = process;
         this.extra = extra;
+        this.launch = launch;
     }
 
     /** The switch of the prod profile's JSON console; {@link #AS_SHIPPED} as its value leaves the shipped default. */
     public static final String JSON_LOGS = "QUARKUS_LOG_CONSOLE_JSON_ENABLED";
     public static final String AS_SHIPPED = "as-shipped";
+    /** As the value of a variable in {@code extra}: that variable of {@link #baseEnvironment} is not set at all. */
+    public static final String UNSET = "\0unset";
 
     /** The environment every instance gets: the IT database and Redis database, the dev JWT key, the mockpay secret. */
     public static Map<String, String> baseEnvironment() {
@@ -83,7 +87,20 @@ public final class ServiceProcess {
 
     /** Starts the jar as {@code name} (also the log file's name) with {@link #baseEnvironment} plus {@code extra}. */
     public static ServiceProcess start(String name, Map<String, String> extra) {
-        return start(name, extra, FreePorts.take(), FreePorts.take());
+        return start(name, extra, null, FreePorts.take(), FreePorts.take());
+    }
+
+    /**
+     * Starts the service as {@code command} in {@code directory} (the container image's entry point, say) instead
+     * of the packaged jar, with the same environment, ports and log as {@link #start(String, Map)}.
+     */
+    public static ServiceProcess start(String name, Map<String, String> extra, List<String> command,
+            Path directory) {
+        return start(name, extra, new Launch(command, directory), FreePorts.take(), FreePorts.take());
+    }
+
+    /** A command other than the packaged jar's, and where it runs. */
+    private record Launch(List<String> command, Path directory) {
     }
 
     /**
@@ -94,19 +111,28 @@ public final class ServiceProcess {
         if (process.isAlive()) {
             throw new IllegalStateException(this.name + " still runs on the ports " + name + " would take");
         }
-        return start(name, extra, port, managementPort);
+        return start(name, extra, launch, port, managementPort);
     }
 
-    private static ServiceProcess start(String name, Map<String, String> extra, int port, int managementPort) {
-        Path jar = jar();
+    private static ServiceProcess start(String name, Map<String, String> extra, Launch launch, int port,
+            int managementPort) {
         Path log = logDirectory().resolve(name + ".log");
         // C1 only and the serial collector: less CPU spent on the JIT and GC threads while several JVMs share two cores
-        List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx512m", "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-jar", jar.toString()));
+        List<String> command = launch != null ? launch.command() : new ArrayList<>(List.of(javaBinary(), "-Xmx512m",
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar().toString()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+        if (launch != null) {
+            builder.directory(launch.directory().toFile());
+        }
         builder.environment().putAll(baseEnvironment());
-        builder.environment().putAll(extra);
+        extra.forEach((variable, value) -> {
+            if (UNSET.equals(value)) {
+                builder.environment().remove(variable);
+            } else {
+                builder.environment().put(variable, value);
+            }
+        });
         // LogScan reads plain lines: a prod jar's JSON console is turned plain unless a test asks for it as shipped
         String json = extra.get(JSON_LOGS);
         if (json == null) {
@@ -120,7 +146,7 @@ public final class ServiceProcess {
             Process process = builder.start();
             RUNNING.add(process);
             process.onExit().thenRun(() -> RUNNING.remove(process));
-            return new ServiceProcess(name, port, managementPort, log, process, Map.copyOf(extra));
+            return new ServiceProcess(name, port, managementPort, log, process, Map.copyOf(extra), launch);
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + command, e);
         }

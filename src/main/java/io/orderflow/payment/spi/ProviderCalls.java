@@ -28,6 +28,14 @@ public class ProviderCalls {
 
     private static final Logger LOG = Logger.getLogger(ProviderCalls.class);
 
+    /**
+     * Every operation an adapter may call its provider for; {@code PaymentMetrics} registers the calls counter of
+     * each (× provider × status) at startup, at zero, so a call of another name is refused here.
+     */
+    public static final List<String> OPERATIONS = List.of("create-payment", "resume-payment", "query-payment",
+            "cancel-payment", "create-refund", "query-refund");
+    public static final String CALLS_METRIC = "orderflow.payments.provider.calls";
+
     private final MeterRegistry registry;
     private final ProviderSpans spans;
 
@@ -62,6 +70,9 @@ public class ProviderCalls {
      */
     public <R, T> Uni<ProviderOutcome<T>> call(String provider, Guard guard, String operation,
             Supplier<Uni<R>> request, Function<R, ProviderOutcome<T>> read) {
+        if (!OPERATIONS.contains(operation)) {
+            throw new IllegalArgumentException("Not a provider operation of ProviderCalls.OPERATIONS: " + operation);
+        }
         Uni<R> guarded = guard.get(request, new TypeLiteral<Uni<R>>() {
         });
         return spans.traced(provider, operation, settle(provider, operation, guarded.map(read)));
@@ -110,7 +121,7 @@ public class ProviderCalls {
     }
 
     private void observe(String provider, String operation, ProviderOutcome<?> outcome) {
-        registry.counter("orderflow.payments.provider.calls", "provider", provider, "operation", operation,
+        registry.counter(CALLS_METRIC, "provider", provider, "operation", operation,
                 "status", outcome.status().name().toLowerCase()).increment();
         if (!outcome.is(ProviderOutcome.Status.PROCESSED) && !outcome.is(ProviderOutcome.Status.PENDING)) {
             LOG.warnf("%s %s: %s%s (%s) %s", provider, operation, outcome.status(),
