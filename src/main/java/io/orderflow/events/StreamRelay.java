@@ -1,6 +1,7 @@
 package io.orderflow.events;
 
 import io.orderflow.common.Db;
+import io.orderflow.common.DuplicatedContexts;
 import io.orderflow.common.Lifecycle;
 import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.PeriodicJob;
@@ -21,6 +22,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jboss.logging.Logger;
 
 /**
@@ -47,6 +52,9 @@ public class StreamRelay {
             + " updated_at = :now where name = 'redis-stream' and (leased_by = :me or lease_until is null or"
             + " lease_until < :now) returning position, stream_last_id";
 
+    private static final String GIVE_UP = "update event_cursors set leased_by = null, lease_until = null"
+            + " where name = 'redis-stream' and leased_by = :me";
+
     private static final String MOVE = "update event_cursors set position = :to, stream_last_id = :last,"
             + " updated_at = :now where name = 'redis-stream' and leased_by = :me and position = :from";
 
@@ -60,6 +68,7 @@ public class StreamRelay {
     private final ReactiveStreamCommands<String, String, String> stream;
     private final String me = UUID.randomUUID().toString();
     private PeriodicJob periodic;
+    private Vertx vertx;
 
     public StreamRelay(Db db, Feed feed, EventsConfig config, EventMetrics metrics, Lifecycle lifecycle,
             MicrosecondClock time, ReactiveRedisDataSource redis) {
@@ -74,12 +83,25 @@ public class StreamRelay {
     }
 
     void start(@Observes StartupEvent event, Vertx vertx) {
+        this.vertx = vertx;
         periodic = PeriodicJob.start(vertx, StreamRelay.class, config.relay().every(), this::scheduled,
                 "Relay to the Redis Stream failed, the stream catches up from its cursor in a later round");
     }
 
+    /** Stops relaying and gives the turn up, so that another replica relays at once rather than after the lease. */
     void stop(@Observes ShutdownEvent event) {
         periodic.stop();
+        CompletableFuture<Object> released = new CompletableFuture<>();
+        DuplicatedContexts.subscribe(vertx, () -> db.background(session -> session.createNativeQuery(GIVE_UP)
+                .setParameter("me", me).executeUpdate()), released::complete, released::completeExceptionally);
+        try {
+            released.get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.infof("The relay's turn was not given up at shutdown (%s): another replica takes it when its lease"
+                    + " runs out", e.toString());
+        }
     }
 
     Uni<Void> scheduled() {
