@@ -3,6 +3,8 @@ package io.orderflow.support;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -21,20 +23,34 @@ public final class CapturedLog extends Handler implements AutoCloseable {
 
     private final List<LogRecord> records = new CopyOnWriteArrayList<>();
 
+    /** The loggers listened to, held until {@link #close()}: JBoss forgets the names of loggers no one holds. */
+    private final List<Logger> loggers = listened();
+
     private CapturedLog() {
         setLevel(Level.ALL);
     }
 
     public static CapturedLog start() {
         CapturedLog log = new CapturedLog();
-        listened().forEach(logger -> logger.addHandler(log));
+        log.loggers.forEach(logger -> logger.addHandler(log));
         return log;
     }
 
-    /** The root logger and every logger that keeps its records from it (a category with handlers of its own). */
+    /**
+     * The root logger and every logger that keeps its records from it (a category with handlers of its own). The
+     * categories are found among the ancestors of the loggers in use: a configured category such as
+     * {@code io.orderflow.payment} is not listed by name once no one holds its own logger.
+     */
     private static List<Logger> listened() {
-        List<Logger> loggers = new ArrayList<>(List.of(Logger.getLogger("")));
+        Set<String> names = new TreeSet<>();
         for (String name : Collections.list(LogManager.getLogManager().getLoggerNames())) {
+            for (int dot = name.indexOf('.'); dot > 0; dot = name.indexOf('.', dot + 1)) {
+                names.add(name.substring(0, dot));
+            }
+            names.add(name);
+        }
+        List<Logger> loggers = new ArrayList<>(List.of(Logger.getLogger("")));
+        for (String name : names) {
             Logger logger = Logger.getLogger(name);
             if (!name.isEmpty() && !logger.getUseParentHandlers()) {
                 loggers.add(logger);
@@ -83,6 +99,6 @@ public final class CapturedLog extends Handler implements AutoCloseable {
 
     @Override
     public void close() {
-        listened().forEach(logger -> logger.removeHandler(this));
+        loggers.forEach(logger -> logger.removeHandler(this));
     }
 }

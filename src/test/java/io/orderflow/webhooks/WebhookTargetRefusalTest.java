@@ -53,9 +53,11 @@ class WebhookTargetRefusalTest {
     void shouldRefuseAtDeliveryTimeAnAddressThatTurnedInternal() {
         try (WebhookReceiver inside = WebhookReceiver.accepting()) {
             String endpoint = UUID.randomUUID().toString();
-            Sql.update("insert into webhook_endpoints (id, url, secret, status, created_at, updated_at) values"
-                    + " (cast(? as uuid), ?, 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=', 'enabled', now(),"
-                    + " now())", endpoint, inside.url("/rebound"));
+            // read from the feed's head on, as a registration does: not the events earlier tests left
+            Sql.update("insert into webhook_endpoints (id, url, secret, status, cursor, created_at, updated_at)"
+                    + " select cast(? as uuid), ?, 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=', 'enabled',"
+                    + " position, now(), now() from event_cursors where name = 'sequencer'", endpoint,
+                    inside.url("/rebound"));
             String id = createOrder();
             Await.until(() -> Sql.count("select count(*) from webhook_attempts where endpoint_id = cast(? as uuid)",
                     endpoint) > 0, "a first attempt");
