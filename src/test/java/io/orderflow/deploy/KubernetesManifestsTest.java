@@ -102,10 +102,23 @@ class KubernetesManifestsTest {
             "quarkus.datasource.reactive.postgresql.ssl-mode", "quarkus.datasource.reactive.hostname-verification-algorithm",
             "quarkus.datasource.reactive.trust-certificate-pem", "quarkus.datasource.reactive.trust-certificate-pem.certs",
             // MicroProfile JWT: the key that verifies tokens, where to load it from, and its issuer
-            "mp.jwt.verify.publickey", "mp.jwt.verify.publickey.location", "mp.jwt.verify.issuer");
+            "mp.jwt.verify.publickey", "mp.jwt.verify.publickey.location", "mp.jwt.verify.issuer",
+            // quarkus-opentelemetry reads the SDK's own name for quarkus.otel.resource.attributes as its fallback
+            "otel.resource.attributes");
 
-    /** Variables that are not configuration properties at all: the image's ENTRYPOINT reads them (Dockerfile). */
-    private static final Set<String> NOT_CONFIG_PROPERTIES = Set.of("JAVA_OPTS");
+    /**
+     * Variables that are not configuration properties at all: the image's ENTRYPOINT reads JAVA_OPTS (Dockerfile),
+     * Kubernetes expands the others into OTEL_RESOURCE_ATTRIBUTES.
+     */
+    private static final Set<String> NOT_CONFIG_PROPERTIES = Set.of("JAVA_OPTS", "POD_NAME", "POD_NAMESPACE",
+            "DEPLOYMENT_ENVIRONMENT");
+
+    /** The resource attributes every span carries, each with where its value comes from. */
+    private static final Map<String, String> TRACE_RESOURCE = Map.of("deployment.environment",
+            "$(DEPLOYMENT_ENVIRONMENT)", "k8s.namespace.name", "$(POD_NAMESPACE)", "k8s.pod.name", "$(POD_NAME)");
+
+    /** The collector's OTLP ports (gRPC, HTTP) the pods must be let out to. */
+    private static final Set<Integer> OTLP_PORTS = Set.of(4317, 4318);
 
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -165,6 +178,11 @@ class KubernetesManifestsTest {
     @Test
     void shouldSetOnlyEnvironmentVariablesTheAppReads() throws IOException {
         checkEnvironment(allObjects(), "k8s/");
+    }
+
+    @Test
+    void shouldNameTheEnvironmentNamespaceAndPodOfEverySpanAndLetSpansOut() throws IOException {
+        checkTraceResource(parseAll(K8S.resolve("base")), "base");
     }
 
     @Test
@@ -239,6 +257,7 @@ class KubernetesManifestsTest {
             checkHardened(deployment, where);
             checkAvailability(deployment, where);
             checkEnvironment(objects, where);
+            checkTraceResource(objects, where);
             for (HasMetadata object : objects) {
                 if (object instanceof ConfigMap || object instanceof Secret) {
                     assertFalse(SERIALIZATION.asYaml(object).contains(PLACEHOLDER),
@@ -391,6 +410,53 @@ class KubernetesManifestsTest {
                 .map(variable -> variable.getKey() + " (" + variable.getValue() + ")")
                 .toList();
         assertTrue(unknown.isEmpty(), where + ": variables that match no property of the app: " + unknown);
+    }
+
+    /**
+     * OTEL_RESOURCE_ATTRIBUTES names the environment (from the imported ConfigMap), the namespace and the pod (from
+     * the downward API), each variable it expands defined before it, and the NetworkPolicy lets spans out to OTLP.
+     */
+    private static void checkTraceResource(List<HasMetadata> objects, String where) {
+        Deployment deployment = single(objects, Deployment.class);
+        Container container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+        Set<String> defined = new TreeSet<>();
+        for (EnvFromSource source : Optional.ofNullable(container.getEnvFrom()).orElse(List.of())) {
+            if (source.getConfigMapRef() != null) {
+                objects.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+                        .filter(map -> name(map).equals(source.getConfigMapRef().getName()))
+                        .forEach(map -> defined.addAll(keys(map.getData())));
+            }
+        }
+        Map<String, String> fields = new LinkedHashMap<>();
+        String attributes = null;
+        for (EnvVar variable : Optional.ofNullable(container.getEnv()).orElse(List.of())) {
+            if ("OTEL_RESOURCE_ATTRIBUTES".equals(variable.getName())) {
+                attributes = variable.getValue();
+                Matcher reference = Pattern.compile("\\$\\(([A-Z_]+)\\)").matcher(attributes);
+                while (reference.find()) {
+                    assertTrue(defined.contains(reference.group(1)), where + ": OTEL_RESOURCE_ATTRIBUTES expands "
+                            + reference.group(1) + ", which nothing defines before it (Kubernetes would pass it on"
+                            + " as written)");
+                }
+            }
+            if (variable.getValueFrom() != null && variable.getValueFrom().getFieldRef() != null) {
+                fields.put(variable.getName(), variable.getValueFrom().getFieldRef().getFieldPath());
+            }
+            defined.add(variable.getName());
+        }
+        assertNotNull(attributes, where + ": the Deployment sets no OTEL_RESOURCE_ATTRIBUTES");
+        Map<String, String> parsed = Stream.of(attributes.split(",")).map(pair -> pair.split("=", 2))
+                .collect(Collectors.toMap(pair -> pair[0], pair -> pair[1]));
+        assertEquals(TRACE_RESOURCE, parsed, where + ": OTEL_RESOURCE_ATTRIBUTES");
+        assertEquals(Map.of("POD_NAME", "metadata.name", "POD_NAMESPACE", "metadata.namespace"), fields,
+                where + ": the downward API's fields");
+
+        NetworkPolicy policy = single(objects, NetworkPolicy.class);
+        Set<Integer> egress = policy.getSpec().getEgress().stream()
+                .flatMap(rule -> Optional.ofNullable(rule.getPorts()).orElse(List.of()).stream())
+                .map(port -> port.getPort().getIntVal()).collect(Collectors.toSet());
+        assertTrue(egress.containsAll(OTLP_PORTS), where + ": the NetworkPolicy lets no spans out to the"
+                + " collector's OTLP ports " + OTLP_PORTS + ", only to " + egress);
     }
 
     // --- what the app reads ---

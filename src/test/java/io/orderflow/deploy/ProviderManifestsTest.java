@@ -50,7 +50,10 @@ class ProviderManifestsTest {
     private static final Path PAYMENTS_DOC = Path.of("docs/payments.md");
     private static final List<String> PROVIDERS = List.of("stripe", "wechatpay");
     /** The egress ports the service needs: PostgreSQL, Redis, the Sentinels, DNS, HTTPS. */
-    private static final Set<Integer> EGRESS_PORTS = Set.of(5432, 6379, 26379, 53, 443);
+    private static final Set<Integer> EGRESS_PORTS = Set.of(5432, 6379, 26379, 53, 443, 4317, 4318);
+
+    /** OTLP (gRPC, HTTP): to the trace collector's namespace only, not to any address. */
+    private static final Set<Integer> OTLP_PORTS = Set.of(4317, 4318);
     private static final List<String> PRIVATE_RANGES = List.of("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16");
     /** A settings row of docs/payments.md: name, meaning, default. */
     private static final Pattern SETTING_ROW = Pattern.compile(
@@ -107,6 +110,11 @@ class ProviderManifestsTest {
                         "an egress rule without ports admits every port: " + rule);
                 for (NetworkPolicyPort port : rule.getPorts()) {
                     assertTrue(EGRESS_PORTS.contains(port.getPort().getIntVal()), "egress to port " + port);
+                    if (OTLP_PORTS.contains(port.getPort().getIntVal())) {
+                        assertTrue(rule.getTo() != null && !rule.getTo().isEmpty() && rule.getTo().stream()
+                                .allMatch(peer -> peer.getNamespaceSelector() != null && peer.getIpBlock() == null),
+                                "OTLP goes to the collector's namespace only: " + rule);
+                    }
                     if (port.getPort().getIntVal() == 443) {
                         https = true;
                         NetworkPolicyPeer peer = rule.getTo().get(0);
