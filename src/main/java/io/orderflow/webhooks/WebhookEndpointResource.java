@@ -7,6 +7,7 @@ import io.orderflow.common.Ids;
 import io.orderflow.common.MicrosecondClock;
 import io.orderflow.common.Reply;
 import io.orderflow.common.http.PageParams;
+import io.orderflow.common.problem.Problem;
 import io.orderflow.common.problem.ProblemException;
 import io.orderflow.common.problem.ProblemType;
 import io.orderflow.events.EventTypes;
@@ -134,9 +135,13 @@ public class WebhookEndpointResource {
         return endpoints.find(endpointId).map(found -> WebhookEndpointView.of(existing(found, id), false));
     }
 
-    /** Marks it deleted and cancels what it was still owed; a repeat answers 204 too. */
+    /**
+     * Marks it deleted and cancels what it was still owed; a repeat answers 204 too. Its answers other than 204 are
+     * problems only, so a client may accept problem+json alone.
+     */
     @DELETE
     @Path("{id}")
+    @Produces({ MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE })
     public Uni<Response> delete(@RestPath String id) {
         UUID endpointId = endpointId(id);
         return endpoints.delete(endpointId, time.now()).map(existed -> {

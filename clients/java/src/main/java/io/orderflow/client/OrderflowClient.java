@@ -174,8 +174,6 @@ public final class OrderflowClient {
 
     public static final class Builder {
 
-        private static final String PROBLEM_ONLY = "application/problem+json";
-
         private final URI baseUri;
         private Supplier<String> token;
         private RetryPolicy retries = RetryPolicy.defaults();
@@ -230,11 +228,6 @@ public final class OrderflowClient {
                 request.setHeader("User-Agent", agent);
                 if (bearer != null) {
                     request.setHeader("Authorization", "Bearer " + bearer.get());
-                }
-                // for an operation whose success has no body (DELETE's 204) the generated code accepts only
-                // problem+json, which the service refuses with 406; JSON as well costs nothing
-                if (request.copy().build().headers().firstValue("Accept").filter(PROBLEM_ONLY::equals).isPresent()) {
-                    request.setHeader("Accept", "application/json, " + PROBLEM_ONLY);
                 }
             });
             return new OrderflowClient(api, new Calls(retries, mapper, onRetry));
