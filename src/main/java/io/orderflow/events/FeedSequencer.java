@@ -39,26 +39,46 @@ public class FeedSequencer {
     /** Rounds per scheduled run at most, so that a run that keeps finding a full round ends and the next starts. */
     static final int MAX_ROUNDS = 20;
 
-    /** The candidates: every event row at or above the horizon that the feed does not hold yet, oldest writer first. */
-    private static final String CANDIDATES = "with c as (select position, horizon from event_cursors"
-            + " where name = 'sequencer'), cand as (select t.xid, t.order_id, 't' as kind, cast(t.seq as bigint) as"
-            + " ref, cast(t.seq as bigint) as k1, 1 as k2, t.at from order_transitions t where t.xid >= (select horizon"
-            + " from c) union all select s.xid, s.order_id, 's', s.id, s.order_version, 2, s.at from order_side_events s"
-            + " where s.xid >= (select horizon from c))"
+    /**
+     * Whether the feed holds the event row {@code alias} of {@code kind}: a probe of {@code event_feed_source} per
+     * row, written as a scalar subquery so that the planner cannot turn it into a join that reads the whole feed.
+     */
+    private static String inFeed(String alias, char kind, String ref) {
+        return "coalesce((select true from event_feed f where f.order_id = " + alias + ".order_id and f.kind = '" + kind
+                + "' and f.ref = " + alias + "." + ref + "), false)";
+    }
+
+    /**
+     * The candidates: the first event rows at or above the horizon that the feed does not hold yet, oldest writer
+     * first. Each table is read in its xid index's order and stops at the limit, so that a round costs its batch,
+     * not the backlog (both tables' first rows hold the first rows of their union).
+     */
+    static final String CANDIDATES = "with c as (select position, horizon from event_cursors"
+            + " where name = 'sequencer'), tr as (select t.xid, t.order_id, 't' as kind, cast(t.seq as bigint) as ref,"
+            + " cast(t.seq as bigint) as k1, 1 as k2, t.at from order_transitions t where t.xid >= (select horizon"
+            + " from c) and not " + inFeed("t", 't', "seq") + " order by t.xid, t.order_id, t.seq limit :limit),"
+            + " se as (select s.xid, s.order_id, 's' as kind, s.id as ref, s.order_version as k1, 2 as k2, s.at"
+            + " from order_side_events s where s.xid >= (select horizon from c) and not " + inFeed("s", 's', "id")
+            + " order by s.xid, s.order_id, s.order_version, s.id limit :limit)"
             + " select (select position from c), cast((select horizon from c) as text),"
             + " cast(pg_snapshot_xmin(pg_current_snapshot()) as text), cast(n.xid as text), cast(n.order_id as text),"
-            + " n.kind, n.ref, n.k1, n.k2, n.at from (select 1) one left join (select * from cand where not exists"
-            + " (select 1 from event_feed f where f.order_id = cand.order_id and f.kind = cand.kind and f.ref = cand.ref)"
-            + " order by xid, order_id, k1, k2, ref limit :limit) n on true";
+            + " n.kind, n.ref, n.k1, n.k2, n.at from (select 1) one left join (select * from (select * from tr"
+            + " union all select * from se) u order by xid, order_id, k1, k2, ref limit :limit) n on true";
 
-    /** The events not in the feed yet, of the given orders, written at or above {@code :from}. */
+    /**
+     * The events not in the feed yet, of the given orders, written at or above {@code :from}: each order's
+     * transitions by its key (the primary key; {@code offset 0} keeps the planner from reading every row above
+     * {@code :from} by the xid index instead), the side events among those above {@code :from}.
+     */
     private static final String LATER_OF_ORDERS = "select cast(n.xid as text), cast(n.order_id as text), n.kind, n.ref,"
             + " n.k1, n.k2, n.at from (select t.xid, t.order_id, 't' as kind, cast(t.seq as bigint) as ref,"
-            + " cast(t.seq as bigint) as k1, 1 as k2, t.at from order_transitions t where t.order_id = any(cast(cast(:orders"
-            + " as text) as uuid[])) and t.xid >= cast(:from as xid8) union all select s.xid, s.order_id, 's', s.id,"
-            + " s.order_version, 2, s.at from order_side_events s where s.xid >= cast(:from as xid8)"
-            + " and s.order_id = any(cast(cast(:orders as text) as uuid[]))) n where not exists (select 1 from event_feed f"
-            + " where f.order_id = n.order_id and f.kind = n.kind and f.ref = n.ref)";
+            + " cast(t.seq as bigint) as k1, 1 as k2, t.at from unnest(cast(cast(:orders as text) as uuid[])) o(id)"
+            + " cross join lateral (select * from order_transitions t where t.order_id = o.id offset 0) t"
+            + " where t.xid >= cast(:from as xid8) and not " + inFeed("t", 't', "seq")
+            + " union all select s.xid, s.order_id, 's', s.id,"
+            + " s.order_version, 2, s.at from order_side_events s join unnest(cast(cast(:orders as text) as uuid[]))"
+            + " so(id) on so.id = s.order_id where s.xid >= cast(:from as xid8) and not " + inFeed("s", 's', "id")
+            + ") n";
 
     private static final String APPEND = "with rows as (insert into event_feed (position, order_id, kind, ref, at)"
             + " select * from unnest(cast(cast(:positions as text) as bigint[]), cast(cast(:orders as text) as uuid[]),"
@@ -117,7 +137,8 @@ public class FeedSequencer {
         return feed.transaction(session -> session.createNativeQuery("select pg_try_advisory_xact_lock(:lock)",
                 Boolean.class).setParameter("lock", LOCK).getSingleResult().chain(held -> !held
                         ? Uni.createFrom().item(new Outcome(0, false))
-                        : candidates(session, limit).chain(round -> decide(session, round))));
+                        : Feed.planAfresh(session).chain(() -> candidates(session, limit))
+                                .chain(round -> decide(session, round))));
     }
 
     private Uni<SequencerRound> candidates(Mutiny.StatelessSession session, int limit) {

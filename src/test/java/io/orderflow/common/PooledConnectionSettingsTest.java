@@ -25,7 +25,7 @@ class PooledConnectionSettingsTest {
     DbConfig config;
 
     @Test
-    void shouldStartEveryPooledConnectionWithTheStatementAndIdleInTransactionTimeouts() {
+    void shouldStartEveryPooledConnectionWithTheStatementAndIdleInTransactionTimeoutsAndNoJit() {
         List<SqlConnection> held = new ArrayList<>();
         try {
             int maxSize = ConfigProvider.getConfig().getValue("quarkus.datasource.reactive.max-size", Integer.class);
@@ -34,12 +34,14 @@ class PooledConnectionSettingsTest {
             }
             for (SqlConnection connection : held) {
                 var row = connection.query("select current_setting('statement_timeout'),"
-                        + " current_setting('idle_in_transaction_session_timeout'), pg_backend_pid()")
+                        + " current_setting('idle_in_transaction_session_timeout'), pg_backend_pid(),"
+                        + " current_setting('jit')")
                         .executeAndAwait().iterator().next();
                 assertEquals(postgres(config.statementTimeout().toMillis()), row.getString(0),
                         "statement_timeout of backend " + row.getInteger(2));
                 assertEquals(postgres(config.idleInTransactionTimeout().toMillis()), row.getString(1),
                         "idle_in_transaction_session_timeout of backend " + row.getInteger(2));
+                assertEquals("off", row.getString(3), "jit of backend " + row.getInteger(2));
             }
         } finally {
             held.forEach(connection -> connection.close().await().indefinitely());

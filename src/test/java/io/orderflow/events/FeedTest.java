@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.orderflow.support.Auth;
 import io.orderflow.support.Contract;
@@ -120,6 +121,43 @@ class FeedTest {
         for (String id : orders) {
             assertEquals(2, Sql.count("select count(*) from event_feed where order_id = ?::uuid", id));
         }
+    }
+
+    /**
+     * A round reads its batch, not the backlog (issue 46: a sequencer that read every row above its horizon each
+     * round fell further behind the more it lagged). 2,000 events, each of a transaction of its own, wait; the
+     * round's look-up of the first 100 reads a few hundred rows, counted by PostgreSQL's own EXPLAIN ANALYZE.
+     */
+    @Test
+    void shouldReadABatchNotTheBacklogInARound() throws Exception {
+        sequenceAll();
+        String id = createOrder();
+        try (Connection autocommit = Sql.connect()) {
+            for (int version = 0; version < 2_000; version++) {
+                sideEvent(autocommit, id, version);
+            }
+        }
+        long read;
+        try (Connection connection = Sql.connect(); PreparedStatement explain = connection.prepareStatement(
+                "explain (analyze, format json) " + FeedSequencer.CANDIDATES.replace(":limit", "101"));
+                ResultSet plan = explain.executeQuery()) {
+            plan.next();
+            read = rowsRead(new ObjectMapper().readTree(plan.getString(1)).get(0).get("Plan"), "order_side_events");
+        }
+        assertTrue(read <= 400, "rows of order_side_events read for a batch of 100: " + read);
+        sequenceAll();
+        assertEquals(2_001, Sql.count("select count(*) from event_feed where order_id = ?::uuid", id));
+    }
+
+    /** The rows the plan's scans of {@code table} read (returned or filtered out), over all their loops. */
+    private static long rowsRead(JsonNode node, String table) {
+        long own = table.equals(node.path("Relation Name").asText()) ? (node.path("Actual Rows").asLong()
+                + node.path("Rows Removed by Filter").asLong()) * node.path("Actual Loops").asLong(1) : 0;
+        long below = 0;
+        for (JsonNode child : node.path("Plans")) {
+            below += rowsRead(child, table);
+        }
+        return own + below;
     }
 
     @Test
