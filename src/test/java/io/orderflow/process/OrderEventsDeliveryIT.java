@@ -129,6 +129,12 @@ class OrderEventsDeliveryIT {
                     + " wait_event_type = 'Lock' and query like 'update event_cursors set position%'",
                     ItDatabase.NAME) > 0, Duration.ofSeconds(60), "the relay has appended and waits to move its cursor");
             service.kill();
+            // PostgreSQL notices a dead client only when it next writes to it: the killed instance's cursor move,
+            // granted the lock, would still commit. End its session first, as a restart of its node would.
+            assertEquals(1, ItDatabase.count("select count(*) filter (where ended) from (select"
+                    + " pg_terminate_backend(pid) as ended from pg_stat_activity where datname = ? and wait_event_type"
+                    + " = 'Lock' and query like 'update event_cursors set position%') s", ItDatabase.NAME),
+                    "the killed relay's session");
             lock.rollback();
         }
         assertKilledLogClean(service, LogScan.TOLERATED);
