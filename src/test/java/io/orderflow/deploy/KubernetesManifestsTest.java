@@ -80,6 +80,7 @@ class KubernetesManifestsTest {
     /**
      * Custom resources fabric8 has no class for; every other object, the prometheus-operator's (openshift-model-
      * monitoring) and the Gateway API's included, must parse into its typed class, generated from its schema.
+     * CustomResourceSchemasTest validates these and every other custom resource against its CRD's own schema.
      */
     private static final Set<String> CUSTOM_RESOURCES = Set.of("postgresql.cnpg.io/v1 Cluster",
             "postgresql.cnpg.io/v1 ScheduledBackup");
