@@ -26,6 +26,7 @@ import io.orderflow.payment.stripe.StripeProvider;
 import io.orderflow.support.Await;
 import io.orderflow.support.CapturedLog;
 import io.orderflow.support.TracedWithLinger;
+import io.prometheus.client.exemplars.ExemplarSampler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
@@ -67,6 +68,9 @@ class TracingTest extends SandboxedProviderTest {
 
     @Inject
     StripeProvider stripe;
+
+    @Inject
+    Optional<ExemplarSampler> exemplars;
 
     @Override
     protected String provider() {
@@ -121,6 +125,11 @@ class TracingTest extends SandboxedProviderTest {
         assertEquals(1, transitionLines.size(), "the PAY's transition line: " + transitionLines);
         assertTrue(transitionLines.get(0).contains("traceId=" + request.getTraceId() + " spanId="),
                 "the log line names the trace: " + transitionLines.get(0));
+    }
+
+    @Test
+    void shouldSampleExemplarsWhileTracing() {
+        assertTrue(exemplars.isPresent(), "a service that traces names a request's trace beside its metrics");
     }
 
     @Test
