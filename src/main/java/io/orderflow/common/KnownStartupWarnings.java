@@ -2,6 +2,7 @@ package io.orderflow.common;
 
 import io.quarkus.logging.LoggingFilter;
 import java.util.logging.Filter;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.jboss.logmanager.ExtLogRecord;
 
@@ -31,6 +32,11 @@ public final class KnownStartupWarnings implements Filter {
 
     @Override
     public boolean isLoggable(LogRecord record) {
+        // both are warnings; every record passes here, one per applied transition among them, and formatting its
+        // message only to look at it would cost each of them as much again
+        if (record.getLevel().intValue() < Level.WARNING.intValue()) {
+            return true;
+        }
         // a JBoss Logging record holds its format apart from its parameters
         String message = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
         if (message == null) {

@@ -20,9 +20,10 @@ final class TransitionLog {
 
     static void applied(TransitionCommand command, Order moved) {
         if (LOG.isInfoEnabled()) {
-            LOG.infof("order %s %s applied: %s, version %d, actor %s, source %s, key %s", command.orderId(),
-                    command.event(), moved.status(), moved.version(), command.actor(), command.source(),
-                    keyHash(command.requestKey()));
+            // concatenated, not a format: java.util.Formatter would parse the pattern again for every transition
+            LOG.info("order " + command.orderId() + " " + command.event() + " applied: " + moved.status()
+                    + ", version " + moved.version() + ", actor " + command.actor() + ", source " + command.source()
+                    + ", key " + keyHash(command.requestKey()));
         }
     }
 

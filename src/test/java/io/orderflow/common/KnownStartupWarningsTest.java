@@ -16,7 +16,11 @@ class KnownStartupWarningsTest {
     private final KnownStartupWarnings filter = new KnownStartupWarnings();
 
     private static ExtLogRecord warning(String format, Object... parameters) {
-        ExtLogRecord record = new ExtLogRecord(Level.WARNING, format, ExtLogRecord.FormatStyle.PRINTF,
+        return record(Level.WARNING, format, parameters);
+    }
+
+    private static ExtLogRecord record(Level level, String format, Object... parameters) {
+        ExtLogRecord record = new ExtLogRecord(level, format, ExtLogRecord.FormatStyle.PRINTF,
                 KnownStartupWarningsTest.class.getName());
         record.setParameters(parameters);
         return record;
@@ -46,5 +50,16 @@ class KnownStartupWarningsTest {
                 "orderflow.db.pending")));
         assertTrue(filter.isLoggable(warning("Transient failure answered with 503: %s", "boom")));
         assertTrue(filter.isLoggable(warning(null)));
+    }
+
+    @Test
+    void aRecordBelowWarningPassesUnformatted() {
+        Object unprintable = new Object() {
+            @Override
+            public String toString() {
+                throw new AssertionError("an INFO record was formatted by the filter");
+            }
+        };
+        assertTrue(filter.isLoggable(record(Level.INFO, "order %s SHIP applied", unprintable)));
     }
 }

@@ -15,9 +15,11 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The API answers only the methods its contract lists: a path of openapi.yaml (the document the service serves as
@@ -36,15 +38,20 @@ public class DocumentedMethods {
             "trace");
 
     /** One path of the contract: its template as a pattern, the methods listed, and their Allow header. */
-    private record DocumentedPath(Pattern path, Set<String> methods, String allow) {
+    private record DocumentedPath(String template, Pattern path, Set<String> methods, String allow) {
     }
 
-    private final List<DocumentedPath> paths;
+    /**
+     * The contract's paths by their number of slashes: a template's parameter never spans a slash, so a request's
+     * path is tried only against the few templates of its own depth (every request passes here).
+     */
+    private final Map<Long, List<DocumentedPath>> pathsByDepth;
     private final ProblemMapper problems;
 
     public DocumentedMethods(ProblemMapper problems) {
         this.problems = problems;
-        this.paths = read("META-INF/openapi.yaml");
+        this.pathsByDepth = read("META-INF/openapi.yaml").stream()
+                .collect(Collectors.groupingBy(documented -> depth(documented.template()), Collectors.toList()));
     }
 
     void install(@Observes Router router) {
@@ -54,7 +61,7 @@ public class DocumentedMethods {
     private void check(RoutingContext context) {
         String path = context.request().path();
         String method = context.request().method().name();
-        for (DocumentedPath documented : paths) {
+        for (DocumentedPath documented : pathsByDepth.getOrDefault(depth(path), List.of())) {
             if (documented.path().matcher(path).matches()) {
                 if (documented.methods().contains(method)) {
                     context.next();
@@ -82,13 +89,17 @@ public class DocumentedMethods {
                         methods.add(name.toUpperCase(Locale.ROOT));
                     }
                 });
-                paths.add(new DocumentedPath(template(entry.getKey()), Set.copyOf(methods),
+                paths.add(new DocumentedPath(entry.getKey(), template(entry.getKey()), Set.copyOf(methods),
                         String.join(", ", methods)));
             });
             return List.copyOf(paths);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static long depth(String path) {
+        return path.chars().filter(c -> c == '/').count();
     }
 
     /** {@code /orders/{id}/refunds} → a pattern where each {@code {name}} stands for one path segment. */

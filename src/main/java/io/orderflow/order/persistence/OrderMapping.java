@@ -30,11 +30,14 @@ public class OrderMapping {
 
     private final ObjectMapper json;
     private final ObjectReader rows;
+    /** Made once: every event the feed renders reads its order's items (a reader per call looked its type up again). */
+    private final ObjectReader items;
 
     public OrderMapping(ObjectMapper json) {
         this.json = json;
         // the statements return whole rows (and sometimes a column more); only the entity's columns are read
         this.rows = PgTimestamps.rowReader(json, OrderEntity.class);
+        this.items = rows.forType(ITEMS);
     }
 
     /** An order from the JSON of its row, as a write statement returned it or an idempotency record kept it. */
@@ -58,7 +61,7 @@ public class OrderMapping {
             if (snapshotJson != null) {
                 rows.withValueToUpdate(e).readValue(snapshotJson);
             }
-            e.items = rows.forType(ITEMS).readValue(itemsJson);
+            e.items = items.readValue(itemsJson);
         } catch (IOException failure) {
             throw new UncheckedIOException("a history snapshot or items that are not the table's JSON", failure);
         }
