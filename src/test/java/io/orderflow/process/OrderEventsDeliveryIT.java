@@ -299,7 +299,6 @@ class OrderEventsDeliveryIT {
     private static Pattern[] frozenRedis() {
         List<Pattern> tolerated = new ArrayList<>(List.of(LogScan.TOLERATED));
         tolerated.add(LogScan.RELAY_ROUND_FAILED_ON_REDIS);
-        tolerated.add(LogScan.DATABASE_SLOW); // the storm falls back on PostgreSQL alone while Redis is frozen
         return tolerated.toArray(Pattern[]::new);
     }
 

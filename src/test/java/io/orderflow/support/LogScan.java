@@ -34,8 +34,9 @@ public final class LogScan {
     public static final Pattern TRANSIENT_503 = Pattern.compile("WARN .*Transient failure answered with 503");
 
     /**
-     * The readiness check's statement got no answer in time: PostgreSQL busy or starved (a storm on a test machine
-     * shared with other builds); the service answers 503 + Retry-After meanwhile, as documented.
+     * The readiness check's statement got no answer in time: PostgreSQL busy or starved (a storm, or a test machine
+     * shared with other builds or a CPU hog: seen beside stress-ng --cpu 2); the service answers 503 + Retry-After
+     * meanwhile, as documented.
      */
     public static final Pattern DATABASE_SLOW = Pattern.compile(
             "WARN .*PostgreSQL does not answer the readiness check \\(io\\.smallrye\\.mutiny\\.TimeoutException\\)");
@@ -85,12 +86,13 @@ public final class LogScan {
                     + "\\].*\\[Error Occurred After Shutdown\\]");
 
     /** The degraded modes the process-level tests accept (and report). */
-    public static final Pattern[] TOLERATED = { REDIS_FALLBACK, EVENT_LOOP_STALL, TRANSIENT_503,
+    public static final Pattern[] TOLERATED = { REDIS_FALLBACK, EVENT_LOOP_STALL, TRANSIENT_503, DATABASE_SLOW,
         SCHEDULED_AFTER_SHUTDOWN };
 
     /** What is tolerated in the part of a log written after SIGTERM. */
     public static final Pattern[] TOLERATED_WHILE_STOPPING = { REDIS_FALLBACK, EVENT_LOOP_STALL, TRANSIENT_503,
-        SWEEP_FAILED_WHILE_STOPPING, ACCEPTED_WHILE_STOPPING, SCHEDULED_JOB_RETRIED, SCHEDULED_AFTER_SHUTDOWN };
+        DATABASE_SLOW, SWEEP_FAILED_WHILE_STOPPING, ACCEPTED_WHILE_STOPPING, SCHEDULED_JOB_RETRIED,
+        SCHEDULED_AFTER_SHUTDOWN };
 
     private static final Pattern RECORD_START = Pattern.compile("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d,\\d{3} ");
     private static final Pattern SEVERE = Pattern.compile("^\\S+ \\S+ (ERROR|FATAL)\\s");
