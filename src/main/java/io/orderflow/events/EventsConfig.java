@@ -73,6 +73,15 @@ public interface EventsConfig {
         /** How long one replica keeps the relay's turn without renewing it: another takes over after it. */
         @WithDefault("10s")
         Duration lease();
+
+        /**
+         * How long a round waits for each answer of Redis before it fails, and the next round starts again from the
+         * cursor. Shorter than the lease, so that a round stuck on a Redis that stopped answering (a partition keeps
+         * the connection open) ends before its turn runs out. The client's own {@code quarkus.redis.timeout} bounds
+         * only blocking calls, not the relay's.
+         */
+        @WithDefault("5s")
+        Duration redisTimeout();
     }
 
     interface Purge {

@@ -143,7 +143,7 @@ public class StreamRelay {
         if (turn.lastId() == null) {
             return Uni.createFrom().item(turn);
         }
-        return stream.xrevrange(config.redis().stream(), StreamRange.of("+", "-"), 1).chain(last -> {
+        return answered(stream.xrevrange(config.redis().stream(), StreamRange.of("+", "-"), 1)).chain(last -> {
             if (!last.isEmpty() && compare(last.get(0).id(), turn.lastId()) >= 0) {
                 return Uni.createFrom().item(turn);
             }
@@ -179,7 +179,7 @@ public class StreamRelay {
             List<Request> appends = events.stream().map(event -> Request.cmd(Command.XADD)
                     .arg(config.redis().stream()).arg("*").arg("event").arg(event.json())
                     .arg("position").arg(event.position())).toList();
-            return redis.batch(appends).chain(ids -> {
+            return answered(redis.batch(appends)).chain(ids -> {
                 String lastId = ids.get(ids.size() - 1).toString();
                 metrics.published(EventMetrics.Way.STREAM, events.size());
                 return move(turn, events.get(events.size() - 1).position(), lastId)
@@ -198,7 +198,16 @@ public class StreamRelay {
     /** Trims entries older than the stream's retention, never the last one appended. */
     private Uni<Long> trim(String lastId, Instant now) {
         long cutoff = Math.min(now.minus(config.redis().retention()).toEpochMilli(), millis(lastId));
-        return stream.xtrim(config.redis().stream(), new XTrimArgs().minid(cutoff + "-0").nearlyExactTrimming());
+        return answered(stream.xtrim(config.redis().stream(),
+                new XTrimArgs().minid(cutoff + "-0").nearlyExactTrimming()));
+    }
+
+    /**
+     * A call to Redis that fails after {@code events.relay.redis-timeout} without an answer: a Redis that stops
+     * answering on an open connection would otherwise hold the round, and with it this replica's relay, for ever.
+     */
+    private <T> Uni<T> answered(Uni<T> call) {
+        return call.ifNoItem().after(config.relay().redisTimeout()).fail();
     }
 
     /** Stream ids compared as Redis does: milliseconds, then the sequence within them. */

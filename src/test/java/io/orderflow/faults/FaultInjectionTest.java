@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.orderflow.support.Auth;
+import io.orderflow.support.Await;
 import io.orderflow.support.CappedProxiedService;
 import io.orderflow.support.FaultProxies;
 import io.orderflow.support.Management;
@@ -135,6 +136,30 @@ class FaultInjectionTest {
         System.out.printf("two keyed creates with Redis frozen took %d ms (Redis timeout 50 ms per command)%n", tookMs);
     }
 
+    /**
+     * A Redis that stops answering on an open connection (a partition, a frozen host) must not hold the relay's round
+     * for ever: the client's {@code quarkus.redis.timeout} bounds only blocking calls. The round that met the frozen
+     * Redis ends by the relay's own timeout, the next one starts, and once Redis answers the stream catches up.
+     */
+    @Test
+    void shouldEndARelayRoundThatRedisDoesNotAnswerAndCatchUpOnceItAnswers() {
+        FaultProxies.redis.freeze();
+        createOrder(); // events the relay must append, so that its next round calls Redis
+        Await.until(() -> Sql.count("select count(*) from event_cursors s, event_cursors r where s.name ="
+                + " 'sequencer' and r.name = 'redis-stream' and s.position > r.position") > 0,
+                "the order's events sequenced, not relayed");
+        // Every round from now on calls Redis and finds no answer; each must end for the next to take its turn.
+        String since = Sql.string("select cast(clock_timestamp() as text)");
+        Await.until(() -> relayTookItsTurnSince(since), "a relay round after a round that met the frozen Redis");
+        String round = Sql.string("select cast(updated_at as text) from event_cursors where name = 'redis-stream'");
+        Await.until(() -> relayTookItsTurnSince(round), "the round after it, which also met the frozen Redis");
+
+        FaultProxies.redis.unfreeze();
+        Await.until(() -> Sql.count("select count(*) from event_cursors s, event_cursors r where s.name ="
+                + " 'sequencer' and r.name = 'redis-stream' and s.position = r.position") > 0,
+                "the stream caught up with the feed");
+    }
+
     @Test
     void shouldShedLoadWithAFast503WhenPostgresStopsAnsweringInsteadOfQueueing() {
         String id = createOrder();
@@ -158,6 +183,11 @@ class FaultInjectionTest {
         return Management.given().get("/q/metrics").asString().lines()
                 .filter(l -> l.startsWith("orderflow_db_shed_total"))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
+    private static boolean relayTookItsTurnSince(String since) {
+        return Sql.count("select count(*) from event_cursors where name = 'redis-stream' and updated_at >"
+                + " cast(? as timestamptz)", since) > 0;
     }
 
     /** Holds the order's row lock from another session, so the service's CAS waits on it. */

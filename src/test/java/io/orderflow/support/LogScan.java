@@ -68,8 +68,9 @@ public final class LogScan {
             + " next one retries|Webhook dispatch round failed, the endpoints' cursors)");
 
     /**
-     * A relay round whose XADDs waited on an unreachable Redis failed after the client's timeout: the stream's
-     * cursor did not move, and a later round appends those events (docs/events.md). Only where a test froze Redis.
+     * A relay round whose calls waited on an unreachable Redis failed after the relay's timeout
+     * ({@code events.relay.redis-timeout}): the stream's cursor did not move, and a later round appends those events
+     * (docs/events.md). Only where a test froze Redis.
      */
     public static final Pattern RELAY_ROUND_FAILED_ON_REDIS = Pattern.compile(
             "WARN +\\[io\\.orderflow\\.events\\.StreamRelay\\] .*Relay to the Redis Stream failed");
