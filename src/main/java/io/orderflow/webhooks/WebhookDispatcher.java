@@ -50,6 +50,11 @@ public class WebhookDispatcher {
     /** Pages read from PostgreSQL at once for endpoints behind the shared window. */
     static final int MAX_FETCHES = 8;
     static final int PAGE = 500;
+    /**
+     * How long shutdown waits for the deliveries in flight: within the pod's grace period (35 s) after preStop (5 s)
+     * and the HTTP drain ({@code quarkus.shutdown.timeout}, 20 s).
+     */
+    static final Duration DRAIN = Duration.ofSeconds(5);
 
     private final EndpointLeases leases;
     private final WebhookDeliveries deliveries;
@@ -70,6 +75,8 @@ public class WebhookDispatcher {
     private int fetches;
     private Instant nextLeaseRound = Instant.MIN;
     private PeriodicJob periodic;
+    /** Set at shutdown: a delivery that ends after it could not have its outcome written, and says so quietly. */
+    private volatile boolean stopping;
 
     public WebhookDispatcher(EndpointLeases leases, WebhookDeliveries deliveries, OwedDeliveries owed,
             WebhookSender sender, WebhookMetrics metrics, EventMetrics eventMetrics, FeedTail tail, Feed feed,
@@ -93,9 +100,14 @@ public class WebhookDispatcher {
                 "Webhook dispatch round failed, the endpoints' cursors and owed deliveries wait for the next one");
     }
 
-    /** Stops taking work and frees this replica's endpoints, so another takes them over at once. */
+    /**
+     * Stops taking work, lets the deliveries in flight end (for up to {@link #DRAIN}) so that their outcomes and the
+     * cursors they move are written, and frees this replica's endpoints, so another takes them over at once.
+     */
     void stop(@Observes ShutdownEvent event) {
         periodic.stop();
+        stopping = true;
+        drain();
         Map<UUID, Long> cursors = cursorsToStore();
         CompletableFuture<Object> released = new CompletableFuture<>();
         DuplicatedContexts.subscribe(vertx, () -> leases.moveCursors(me, cursors).chain(() -> leases.releaseAll(me)),
@@ -108,6 +120,30 @@ public class WebhookDispatcher {
             LOG.infof("Webhook endpoints not released at shutdown (%s): another replica takes them when their"
                     + " leases run out", e.toString());
         }
+    }
+
+    /**
+     * Waits for the deliveries in flight to end, up to {@link #DRAIN}. One still out after that has its outcome
+     * unwritten: it stays owed and is sent again, from its row's claim or from the endpoint's stored cursor.
+     */
+    private void drain() {
+        long deadline = System.nanoTime() + DRAIN.toNanos();
+        while (inFlight() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        int left = inFlight();
+        if (left > 0) {
+            LOG.infof("%d webhook deliveries were still in flight at shutdown: they stay owed and are sent again", left);
+        }
+    }
+
+    private synchronized int inFlight() {
+        return inFlight;
     }
 
     /** One round: leases (every {@link #LEASE_ROUND}), the shared window, new events, due retries. */
@@ -379,6 +415,12 @@ public class WebhookDispatcher {
         }, failure -> {
             synchronized (this) {
                 inFlight--;
+            }
+            if (stopping) {
+                LOG.infof("Retry of webhook delivery of event %s to endpoint %s ended as the service stopped, its"
+                        + " outcome unwritten: it stays owed and is sent again (%s)", due.eventId(), due.endpointId(),
+                        failure.toString());
+                return;
             }
             LOG.warnf("Retry of webhook delivery of event %s to endpoint %s could not be settled: %s",
                     due.eventId(), due.endpointId(), failure.toString());

@@ -25,14 +25,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Webhook deliveries survive a crash: the packaged jar, delivering a storm of lifecycles' events to a receiver (a
@@ -42,6 +47,7 @@ import org.junit.jupiter.api.TestInstance;
  * again. It fails when the dispatcher moves an endpoint's cursor past an event before it was delivered (lost).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WebhookDeliveryIT {
 
     private static final Map<String, String> ENV = Map.of("IDEMPOTENCY_REDIS_PENDING_TTL", "10s",
@@ -53,6 +59,7 @@ class WebhookDeliveryIT {
 
     private volatile CountDownLatch hold = new CountDownLatch(0);
     private final AtomicInteger held = new AtomicInteger();
+    private final Set<String> heldIds = ConcurrentHashMap.newKeySet();
     private WebhookReceiver receiver;
     private ServiceProcess service;
     private LifecycleStorm storm;
@@ -66,6 +73,7 @@ class WebhookDeliveryIT {
             CountDownLatch gate = hold;
             if (gate.getCount() > 0) {
                 held.incrementAndGet();
+                heldIds.add(request.header("webhook-id"));
                 try {
                     gate.await(60, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
@@ -92,6 +100,7 @@ class WebhookDeliveryIT {
     }
 
     @Test
+    @Order(1)
     void shouldMakeEveryOwedDeliveryAfterAKillInTheMiddleOfDeliveries() throws Exception {
         service = ServiceProcess.start("WebhookDeliveryIT-1", ENV).awaitReady();
         register(service, receiver.url("/hooks/storm"));
@@ -134,6 +143,45 @@ class WebhookDeliveryIT {
                 () -> assertEquals(List.of(), storm.unexpected(), "every request answered as expected"),
                 () -> assertEquals(Set.of(), missing, "every event reached the receiver"),
                 () -> assertTrue(sentAgain > 0, "the deliveries in flight at the kill were sent again"));
+    }
+
+    /**
+     * SIGTERM while deliveries are in flight (their answers held a second into the stop): the dispatcher waits for
+     * them before it stores its endpoints' cursors, so its successor does not send them again. It fails when the
+     * stop stores the cursors without waiting: each held delivery then reaches the receiver twice.
+     */
+    @Test
+    @Order(2)
+    void shouldSettleTheDeliveriesInFlightAtSigtermBeforeStopping() throws Exception {
+        heldIds.clear();
+        hold = new CountDownLatch(1);
+        storm = new LifecycleStorm(List.of(new ServiceClient(service))).start(WORKERS);
+        awaitTrue(() -> heldIds.size() >= 2, Duration.ofSeconds(60), "deliveries in flight, their answers held");
+        storm.stop();
+        long mark = service.logLineCount();
+        service.sigterm();
+        Thread.sleep(1_000); // the stop is under way, within the dispatcher's drain (5 s)
+        hold.countDown();
+        service.awaitExit(Duration.ofSeconds(90));
+        String log = service.logText();
+        service = service.restart("WebhookDeliveryIT-3").awaitReady();
+        awaitTrue(() -> ItDatabase.count("select count(*) from webhook_endpoints e where e.cursor = (select position"
+                + " from event_cursors where name = 'sequencer')") == 1 && ItDatabase.count("select count(*) from"
+                + " webhook_deliveries where status <> 'SUCCEEDED'") == 0, Duration.ofSeconds(90),
+                "every delivery made");
+
+        // A held delivery that outlived the sender's timeout (2 s here) failed, and was owed and retried by design.
+        Set<String> retried = new HashSet<>(ItDatabase.strings("select cast(event_id as text) from webhook_deliveries"));
+        Map<String, Long> copies = receiver.received().stream().map(r -> r.header("webhook-id"))
+                .filter(id -> heldIds.contains(id) && !retried.contains(id))
+                .collect(Collectors.groupingBy(id -> id, Collectors.counting()));
+        System.out.println("SIGTERM with " + heldIds.size() + " deliveries held in flight (" + copies.size()
+                + " answered within the sender's timeout): copies received " + copies);
+        assertAll(
+                () -> assertEquals(List.of(), LogScan.problemsOfStoppedInstance(log, mark), "errors in the stop"),
+                () -> assertTrue(!copies.isEmpty(), "held deliveries answered within the sender's timeout"),
+                () -> assertEquals(List.of(), copies.entrySet().stream().filter(e -> e.getValue() > 1)
+                        .map(Map.Entry::getKey).toList(), "held deliveries sent again after the stop"));
     }
 
     private static void register(ServiceProcess service, String url) throws Exception {

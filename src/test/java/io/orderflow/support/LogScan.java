@@ -86,15 +86,6 @@ public final class LogScan {
                     + "|mutiny\\.runtime\\.MutinyInfrastructure)|org\\.hibernate\\.reactive\\.pool\\.impl\\.SqlClientConnection)"
                     + "\\].*\\[Error Occurred After Shutdown\\]");
 
-    /**
-     * A webhook delivery answered while the application was stopping, its container already gone: its outcome was not
-     * written, so the delivery stays owed and is sent again (at least once, deduplicated by the event id). Tolerated
-     * only in the part of a log written after SIGTERM.
-     */
-    public static final Pattern WEBHOOK_SETTLED_AFTER_SHUTDOWN = Pattern.compile("WARN +\\[io\\.orderflow\\.webhooks"
-            + "\\.WebhookDispatcher\\].*could not be settled: java\\.lang\\.IllegalStateException: ArC container not"
-            + " initialized");
-
     /** The degraded modes the process-level tests accept (and report). */
     public static final Pattern[] TOLERATED = { REDIS_FALLBACK, EVENT_LOOP_STALL, TRANSIENT_503, DATABASE_SLOW,
         SCHEDULED_AFTER_SHUTDOWN };
@@ -102,7 +93,7 @@ public final class LogScan {
     /** What is tolerated in the part of a log written after SIGTERM. */
     public static final Pattern[] TOLERATED_WHILE_STOPPING = { REDIS_FALLBACK, EVENT_LOOP_STALL, TRANSIENT_503,
         DATABASE_SLOW, SWEEP_FAILED_WHILE_STOPPING, ACCEPTED_WHILE_STOPPING, SCHEDULED_JOB_RETRIED,
-        SCHEDULED_AFTER_SHUTDOWN, WEBHOOK_SETTLED_AFTER_SHUTDOWN };
+        SCHEDULED_AFTER_SHUTDOWN };
 
     private static final Pattern RECORD_START = Pattern.compile("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d,\\d{3} ");
     private static final Pattern SEVERE = Pattern.compile("^\\S+ \\S+ (ERROR|FATAL)\\s");
