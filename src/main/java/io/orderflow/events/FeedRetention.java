@@ -54,7 +54,7 @@ public class FeedRetention {
             return Uni.createFrom().voidItem();
         }
         return purge().onFailure().recoverWithItem(failure -> {
-            LOG.warnf("Feed purge failed, next run retries: %s", failure.toString());
+            lifecycle.runFailed(LOG, "Feed purge failed, next run retries", failure);
             return 0;
         }).replaceWithVoid();
     }

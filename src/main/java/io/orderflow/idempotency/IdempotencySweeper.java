@@ -50,7 +50,7 @@ public class IdempotencySweeper {
                         swept.purged(), swept.tokensPurged());
             }
         }).onFailure().recoverWithItem(failure -> {
-            LOG.warnf("Idempotency sweep failed, next run retries: %s", failure.toString());
+            lifecycle.runFailed(LOG, "Idempotency sweep failed, next run retries", failure);
             return null;
         }).replaceWithVoid();
     }

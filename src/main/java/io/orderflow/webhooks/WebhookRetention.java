@@ -46,7 +46,7 @@ public class WebhookRetention {
             return Uni.createFrom().voidItem();
         }
         return purge().onFailure().recoverWithItem(failure -> {
-            LOG.warnf("Webhook log purge failed, next run retries: %s", failure.toString());
+            lifecycle.runFailed(LOG, "Webhook log purge failed, next run retries", failure);
             return 0;
         }).replaceWithVoid();
     }

@@ -66,7 +66,7 @@ public class Reconciler {
             return Uni.createFrom().voidItem();
         }
         return reconcile().onFailure().recoverWithItem(failure -> {
-            LOG.warnf("Reconciliation failed, the next run retries: %s", failure.getMessage());
+            lifecycle.runFailed(LOG, "Reconciliation failed, the next run retries", failure);
             return List.of();
         }).replaceWithVoid();
     }

@@ -81,7 +81,7 @@ public class RefundWorker {
             return Uni.createFrom().voidItem();
         }
         return runDue().onFailure().recoverWithItem(failure -> {
-            LOG.warnf("Refund commands: the run failed, the next one retries: %s", failure.getMessage());
+            lifecycle.runFailed(LOG, "Refund commands: the run failed, the next one retries", failure);
             return 0;
         }).replaceWithVoid();
     }
