@@ -39,7 +39,9 @@ public class Lifecycle {
         if (running) {
             log.warnf("%s: %s", message, failure.toString());
         } else {
-            log.infof("%s (the application is stopping): %s", message, failure.toString());
+            // the cause is the shutdown itself (pool or container gone): said at DEBUG only
+            log.infof("%s (the application is stopping)", message);
+            log.debugf("%s: %s", message, failure.toString());
         }
     }
 }

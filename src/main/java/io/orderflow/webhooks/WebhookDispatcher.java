@@ -417,9 +417,10 @@ public class WebhookDispatcher {
                 inFlight--;
             }
             if (stopping) {
+                // the cause is the shutdown itself (the container gone): said at DEBUG only
                 LOG.infof("Retry of webhook delivery of event %s to endpoint %s ended as the service stopped, its"
-                        + " outcome unwritten: it stays owed and is sent again (%s)", due.eventId(), due.endpointId(),
-                        failure.toString());
+                        + " outcome unwritten: it stays owed and is sent again", due.eventId(), due.endpointId());
+                LOG.debugf("Its outcome could not be written: %s", failure.toString());
                 return;
             }
             LOG.warnf("Retry of webhook delivery of event %s to endpoint %s could not be settled: %s",
